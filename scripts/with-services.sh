@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Run a command with the local services its tests need, then stop what we started,
+# whatever the outcome. OPENSEARCH_URL / AWS_ENDPOINT_URL set means "use that
+# stack, start nothing".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+started=()
+stop_all() {
+  for svc in "${started[@]}"; do
+    echo "with-services: stopping $svc" >&2
+    case "$svc" in
+      opensearch) bash tools/opensearch/opensearch.sh down || true ;;
+      localstack) bash scripts/localstack.sh down || true ;;
+    esac
+  done
+}
+trap stop_all EXIT
+
+if [[ -z "${OPENSEARCH_URL:-}" ]]; then
+  echo "with-services: starting OpenSearch" >&2
+  bash tools/opensearch/opensearch.sh up || { echo "with-services: OpenSearch failed to start" >&2; exit 1; }
+  started+=(opensearch)
+fi
+if [[ -z "${AWS_ENDPOINT_URL:-}" && -f scripts/localstack.sh ]]; then
+  echo "with-services: starting LocalStack" >&2
+  bash scripts/localstack.sh up || { echo "with-services: LocalStack failed to start" >&2; exit 1; }
+  started+=(localstack)
+fi
+
+"$@"

@@ -1,0 +1,32 @@
+"""Typed errors of the domain core.
+
+Every failure a caller can act on has its own class, so handlers can decide
+between "retry" (transient) and "send to the DLQ" (permanent) without parsing
+messages.
+"""
+
+from __future__ import annotations
+
+
+class ChunkwiseError(Exception):
+    """Base class of every error raised on purpose by chunkwise."""
+
+
+class ConfigError(ChunkwiseError, ValueError):
+    """A configuration value is invalid; the message names the field."""
+
+
+class TokenizerError(ChunkwiseError):
+    """The tokenizer file is missing or unreadable."""
+
+
+class SegmentationError(ChunkwiseError):
+    """ICU could not segment the text (should not happen for valid str)."""
+
+
+class PermanentError(ChunkwiseError):
+    """Input that will never succeed: retrying is pointless (goes to the DLQ)."""
+
+
+class TransientError(ChunkwiseError):
+    """A failure that may succeed when retried (throttling, outage)."""

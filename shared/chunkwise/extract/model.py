@@ -1,0 +1,82 @@
+"""Extraction result: canonical text plus a report that explains it."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Bump when the canonical text produced for the same input bytes changes
+# (new table rendering, header/footer rules, ...). Stored with the text so a
+# reader can tell which rules produced the offsets it cites.
+CANONICAL_VERSION = 1
+
+
+class DocFormat(StrEnum):
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    DOCX = "docx"
+    PDF = "pdf"
+
+
+class TableInfo(BaseModel):
+    """One table of the canonical text (after stitching)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=0)
+    header: str = Field(description="the GFM header line exactly as in the text")
+    columns: int = Field(ge=1)
+    rows: int = Field(ge=0, description="data rows, header excluded")
+    caption: str = ""
+    page_start: int | None = None
+    page_end: int | None = None
+    fragments: int = Field(default=1, ge=1, description="pieces stitched into this table")
+    repeated_headers_dropped: int = Field(default=0, ge=0)
+    start: int = Field(ge=0, description="code-point offset of the table in the text")
+    end: int = Field(ge=0)
+
+
+class ExtractionReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    canonical_version: int = CANONICAL_VERSION
+    format: DocFormat
+    filename: str | None = None
+    source_bytes: int = Field(ge=0)
+    source_sha256: str
+    content_sha256: str = ""
+    chars: int = 0
+    encoding: str | None = None
+    pages: int | None = None
+    pages_without_text: list[int] = Field(default_factory=list)
+    ocr_pages: list[int] = Field(default_factory=list)
+    tables_found: int = Field(default=0, description="table fragments detected before stitching")
+    tables_stitched: int = Field(default=0, description="tables assembled from >1 fragment")
+    tables: list[TableInfo] = Field(default_factory=list)
+    headers_footers_removed: int = 0
+    warnings: list[str] = Field(default_factory=list)
+    libraries: dict[str, str] = Field(default_factory=dict)
+
+
+class Extraction(BaseModel):
+    """Canonical text (what chunk offsets refer to) + report + content hash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    report: ExtractionReport
+    content_sha256: str
+
+    def report_json(self) -> str:
+        return self.report.model_dump_json(indent=2)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

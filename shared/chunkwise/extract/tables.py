@@ -1,0 +1,150 @@
+"""Tables: GFM rendering, captions and multi-page stitching.
+
+A table in the canonical text is one GFM block: a header line, a separator
+line and one line per row, with no blank line inside. Its caption, if any, is
+the paragraph directly before it, starting with "Table"/"Tabelle" or written
+in bold, which is how the chunker recognises captions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_WS = re.compile(r"\s+")
+_CAPTION_WORD = re.compile(r"^(?:Table|Tabelle|Tab\.)\s", re.IGNORECASE)
+_CONTINUED = re.compile(
+    r"\((?:continued|cont\.|fortgesetzt|Fortsetzung|Forts\.)\)|\b(?:continued|Fortsetzung)\b",
+    re.IGNORECASE,
+)
+
+
+def clean_cell(value: str | None) -> str:
+    """One line per cell: whitespace collapsed, pipes escaped."""
+    if value is None:
+        return ""
+    text = _WS.sub(" ", value).strip()
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def render_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def render_gfm(header: list[str], rows: list[list[str]]) -> str:
+    """Render a table; every row is padded/truncated to the header's width."""
+    width = max([len(header)] + [len(r) for r in rows]) or 1
+    head = [clean_cell(c) for c in header] + [""] * (width - len(header))
+    lines = [render_row(head), "| " + " | ".join(["---"] * width) + " |"]
+    for row in rows:
+        cells = [clean_cell(c) for c in row] + [""] * (width - len(row))
+        lines.append(render_row(cells))
+    return "\n".join(lines)
+
+
+def header_line(header: list[str], width: int | None = None) -> str:
+    width = width or len(header)
+    return render_row([clean_cell(c) for c in header] + [""] * (width - len(header)))
+
+
+def is_caption(text: str) -> bool:
+    return bool(_CAPTION_WORD.match(text.strip()))
+
+
+def is_continuation_caption(text: str) -> bool:
+    return is_caption(text) and bool(_CONTINUED.search(text))
+
+
+def caption_paragraph(text: str) -> str:
+    """A caption the chunker recognises: "Table ..." as is, anything else in bold."""
+    text = _WS.sub(" ", text).strip()
+    if not text:
+        return ""
+    if is_caption(text) or (text.startswith("**") and text.endswith("**")):
+        return text
+    return f"**{text.replace('*', '')}**"
+
+
+def _norm(cells: list[str]) -> list[str]:
+    return [_WS.sub(" ", c or "").strip().casefold() for c in cells]
+
+
+@dataclass
+class TableFragment:
+    """A table as found on one page (first row = header candidate)."""
+
+    rows: list[list[str]]
+    page: int
+    x_edges: list[float] = field(default_factory=list)  # column boundaries, if known
+    caption: str = ""
+
+    @property
+    def columns(self) -> int:
+        return max((len(r) for r in self.rows), default=0)
+
+
+@dataclass
+class StitchedTable:
+    header: list[str]
+    rows: list[list[str]]
+    page_start: int
+    page_end: int
+    caption: str = ""
+    fragments: int = 1
+    repeated_headers_dropped: int = 0
+    x_edges: list[float] = field(default_factory=list)
+
+    @property
+    def columns(self) -> int:
+        return max([len(self.header)] + [len(r) for r in self.rows])
+
+    def render(self) -> str:
+        return render_gfm(self.header, self.rows)
+
+    def header_line(self) -> str:
+        return header_line(self.header, self.columns)
+
+
+def start_table(fragment: TableFragment) -> StitchedTable:
+    rows = [list(r) for r in fragment.rows]
+    header = rows[0] if rows else [""]
+    return StitchedTable(
+        header=header,
+        rows=rows[1:],
+        page_start=fragment.page,
+        page_end=fragment.page,
+        caption=fragment.caption,
+        x_edges=list(fragment.x_edges),
+    )
+
+
+def columns_match(a: list[float], b: list[float], tolerance: float = 6.0) -> bool:
+    """Same column boundaries (PDF points), when both are known."""
+    if not a or not b:
+        return True
+    if len(a) != len(b):
+        return False
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def can_continue(table: StitchedTable, fragment: TableFragment) -> bool:
+    """Is `fragment` (first block of the next page) the continuation of `table`?
+
+    Evidence, in order: same number of columns, same column boundaries (when the
+    geometry is known), and either a repeated header or a first row of data.
+    """
+    if fragment.page != table.page_end + 1 or not fragment.rows:
+        return False
+    if fragment.columns != table.columns:
+        return False
+    return columns_match(table.x_edges, fragment.x_edges)
+
+
+def append_fragment(table: StitchedTable, fragment: TableFragment) -> None:
+    rows = [list(r) for r in fragment.rows]
+    if rows and _norm(rows[0]) == _norm(table.header):
+        rows = rows[1:]
+        table.repeated_headers_dropped += 1
+    table.rows.extend(rows)
+    table.page_end = fragment.page
+    table.fragments += 1

@@ -130,7 +130,337 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
     return _icu_boundaries("word", _normalise_lang(lang), text)
 
 
-def _raw_sentence_boundaries(text: str, lang: str | None) -> list[int]:
+# ---------------------------------------------------------------------------
+# Correction layer
+# ---------------------------------------------------------------------------
+#
+# ICU proposes sentence boundaries; the rules below can only *remove* one
+# (merge two ICU sentences), never add one, so every boundary stays an ICU
+# boundary (and therefore a grapheme boundary, never inside CR LF).  A
+# boundary is examined only when the text before it (ignoring the whitespace
+# ICU attached to the sentence) ends in "." or, for the glued rule, "?"/"!".
+# A boundary whose whitespace contains a line break is always kept.
+#
+# Vocabulary: ``left`` = the whitespace-delimited token ending at the dot
+# (leading quotes/brackets stripped), ``prev`` = the token before it,
+# ``next`` = the first token after the boundary (leading quotes/brackets
+# stripped).  A *starter* is a closed-class word that typically begins a
+# sentence ("The", "He", "Dann", "Die", ...): before a starter an ambiguous
+# abbreviation is taken to end the sentence.
+#
+# Rules, in order (first match decides):
+#  1. multi-part abbreviations ("z. B.", "d. h.", "u. a.", "i. d. R.",
+#     "v. Chr.", "e. g."): never split between their parts; after the last
+#     part the abbreviation's class (below) decides.
+#  2. strong abbreviations (never sentence-final: "Dr.", "Prof.", "Mr.",
+#     "Mrs.", "bzw.", "ca.", "Nr.", "vgl.", "z.B.", "e.g.", "i.e.", ...):
+#     merge whatever follows.
+#  3. number abbreviations ("Nr.", "S.", "Abs.", "No.", "p.", "Fig.",
+#     month abbreviations "Sept.", "Okt." ...): merge when next starts with a
+#     digit ("No. 5" merges, "No. I disagree" does not).
+#  4. weak abbreviations ("St.", "Mio.", "Mrd.", "Std.", "u. a.",
+#     "v. Chr.", ...): merge unless next is a starter ("5 Mio. Euro" merges,
+#     "5 Mio. Die ..." does not).
+#  5. initials: one or more capital letters each followed by "." ("J.",
+#     "W.H.S.", "U.S."): merge when next is another initial or a capitalised
+#     non-starter ("J. R. R. Tolkien", "George W. Bush", "U.S. Army"; but
+#     "Plan B. The ..." and "in the U.S. The ..." keep their break).
+#  6. German ordinals and dates (de and und only): a 1-3 digit number plus
+#     "." merges when next is a month name ("am 3. Oktober", "bis 13.
+#     August") or when prev is a preposition/article/determiner and next is
+#     a capitalised non-starter ("der 2. Weltkrieg", "im 19. Jahrhundert").
+#     "Das kostet 5. Dann ..." keeps its break (prev "kostet" is no trigger),
+#     and so does "am 5. Dann ..." (next is a starter).  Years (4 digits)
+#     never merge.
+#  7. enumerators: an ICU sentence that consists only of a list label
+#     ("2.", "10.", "a)", "IV.") is merged with the sentence that follows.
+#  8. glued terminators: "?", "!" or "." immediately followed (no space) by
+#     an ASCII letter/digit or URL character is not a sentence end
+#     ("search?q=x", "Yahoo!Mail", "...Now").
+#
+# Rules 1-5 use the abbreviation lists of the language ("en", "de"); None /
+# "und" use the union of both; other languages get rules 5, 7 and 8 only.
+
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x85\u2028\u2029]")
+_OPENERS = "\"'`„“”‚‘’»«‹›([{¿¡*"
+_CLOSERS = ",;:\"'`“”‘’»«‹›)]}!?"
+_INITIALS = re.compile(r"(?:[^\W\d_]\.){1,5}")
+_ORDINAL = re.compile(r"\d{1,3}\.")
+_ENUM_LABEL = re.compile(r"\s*(?:\(?\d{1,3}[.)]|\(?[A-Za-z][)]|[IVXLC]{1,6}\.|[a-z]\.)\s*")
+_GLUED_NEXT = re.compile(r"[A-Za-z0-9=&%/#_~+\-]")
+
+_STARTERS_EN = frozenset(
+    """The A An This That These Those It Its I He She We They You There Here But And Or
+    So If When While As In On At For Then However Also Yet After Before My Our Your His
+    Her Their What Why How Who Where Which Is Are Was Were Do Does Did Can Could Would
+    Should Will Not No Yes Thanks Thank Please Now Today Some All Many Most One Just Even
+    Since Although Because Of To With From By Let Each Every Both Such Other Another Once
+    Still Well Oh Ok OK Hi Hello Dear Sincerely Regards Best Furthermore Moreover
+    Meanwhile Instead Otherwise Finally First Second Later Again Never Always Maybe
+    Perhaps Sorry Unfortunately Fortunately Overall Anyway Besides Hence Thus Therefore
+    Nevertheless Indeed Me Him Them Us Any Nothing Everything Everyone Someone Anyone
+    Nobody Only Very Much More Less Though Unless Until Whether Whatever Whoever During
+    Under Over About Without Within Between Against Among Through Into Upon Like Had Has
+    Have Be Being Been Am Get Got Go Went See Look Note Please""".split()
+)
+_STARTERS_DE = frozenset(
+    """Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Es Er Sie Ich Wir Ihr Man
+    Du Dies Diese Dieser Dieses Diesen Diesem Jetzt Dann Danach Doch Aber Und Oder Auch So
+    Da Denn Im In Am Auf Aus Bei Beim Mit Nach Von Vom Vor Zu Zum Zur Für Wenn Als Wie Was
+    Wer Wo Warum Weil Nicht Kein Keine Nur Noch Schon Heute Hier Dort Deshalb Daher
+    Trotzdem Allerdings Außerdem Mein Meine Unser Unsere Sein Seine Ihre Alle Viele Bis
+    Seit Ab Um Über Unter Ja Nein Leider Dabei Damit Dazu Dafür Darauf Hierbei Insgesamt
+    Zudem Somit Also Sehr Bitte Vielen Danke Gestern Morgen Nun Jedoch Ob Obwohl Während
+    Nachdem Bevor Gegen Ohne Zwar Sonst Besonders Eigentlich Natürlich Vielleicht Wann
+    Wieso Weshalb Welche Welcher Welches Uns Mir Mich Dir Dich Ihm Ihn Ihnen Jeder Jede
+    Jedes Manche Einige Mehr Immer Wieder Hat Haben Ist Sind War Waren Wird Werden Wurde
+    Kann Können Muss Müssen Soll Sollte Gibt Gab Dass Daß Sowohl Weder Entweder Zunächst
+    Schließlich Anschließend Später Insbesondere Vor Hinter Neben Zwischen Durch""".split()
+)
+_MONTHS_DE = frozenset(
+    """Januar Jänner Februar Feber März April Mai Juni Juli August September Oktober
+    November Dezember Jan. Feb. Febr. Mär. Mrz. Apr. Jun. Jul. Aug. Sep. Sept. Okt.
+    Nov. Dez.""".split()
+)
+_ORDINAL_TRIGGERS_DE = frozenset(
+    """am vom zum bis im ab seit beim zur um an auf in nach vor unter über für mit bis
+    der die das den dem des ein eine einem einen einer eines jeden jedem jeder jedes
+    sein seine seinem seinen seiner ihr ihre ihrem ihren ihrer diesem dieser dieses
+    diesen unser unsere unserem unseren unserer zum zur vom beim ins""".split()
+)
+
+_Class = str  # "strong" | "number" | "weak"
+
+
+class _Rules:
+    """Abbreviation tables of one language (or the union for und)."""
+
+    def __init__(
+        self,
+        single: dict[str, _Class],
+        multi: list[tuple[tuple[str, ...], _Class]],
+        starters: frozenset[str],
+        ordinals: bool,
+    ) -> None:
+        self.single = single
+        self.starters = starters
+        self.ordinals = ordinals
+        # Index multi-part abbreviations by the part that ends at a boundary:
+        # part -> [(parts up to and incl. it, remaining parts, class)]
+        self.multi: dict[str, list[tuple[tuple[str, ...], tuple[str, ...], _Class]]] = {}
+        for parts, cls in multi:
+            for k in range(1, len(parts) + 1):
+                self.multi.setdefault(parts[k - 1], []).append((parts[:k], parts[k:], cls))
+
+
+def _words(spec: str) -> list[str]:
+    return spec.split()
+
+
+_SINGLE_EN: dict[str, _Class] = {
+    **dict.fromkeys(
+        _words(
+            """Mr Mrs Ms Messrs Mmes Mssrs Dr Drs Prof Profs Rev Hon Gen Col Capt Cpt Lt Sgt
+            Maj Cmdr Adm Gov Sen Rep Pres Supt Insp Gov e.g i.e E.g I.e cf Cf viz vs approx
+            ca"""
+        ),
+        "strong",
+    ),
+    **dict.fromkeys(
+        _words(
+            """No Nos no nos p pp Vol vol Vols vols Fig fig Figs figs Eq Eqs eq Ch ch Sec sec
+            Sect Art art ext Ext Tel tel Ph Op op Para para Apt Rm Jan Feb Mar Apr Jun Jul
+            Aug Sep Sept Oct Nov Dec"""
+        ),
+        "number",
+    ),
+    **dict.fromkeys(_words("St Mt Ft Sr Jr Ste Bros"), "weak"),
+}
+_MULTI_EN: list[tuple[tuple[str, ...], _Class]] = [
+    (("e.", "g."), "strong"),
+    (("i.", "e."), "strong"),
+]
+
+_SINGLE_DE: dict[str, _Class] = {
+    **dict.fromkeys(
+        _words(
+            """z.B Z.B d.h D.h bzw Bzw ca Ca Dr Prof vgl Vgl ggf Ggf evtl Evtl inkl Inkl exkl
+            zzgl bzgl Bzgl sog Sog Hr Hrn Frl geb gest verh ehem Dipl bspw Bspw insb insbes
+            allg u.a z.T i.d.R u.U v.a o.g s.g Hrsg hrsg Mag Ing usf"""
+        ),
+        "strong",
+    ),
+    **dict.fromkeys(
+        _words(
+            """Nr S Abs Art Bd Kap Ziff Anm Rn Rdnr Abb Tab Jg Jhg Tel Fax Jan Feb Febr Mär
+            Mrz Apr Jun Jul Aug Sep Sept Okt Nov Dez Pkt Tz"""
+        ),
+        "number",
+    ),
+    **dict.fromkeys(
+        _words("St Str Std Min Sek Mio Mrd Tsd Jh Jhd Jhdt Fr Hbf Mill Jhs max min"),
+        "weak",
+    ),
+}
+_MULTI_DE: list[tuple[tuple[str, ...], _Class]] = [
+    (("z.", "B."), "strong"),
+    (("Z.", "B."), "strong"),
+    (("d.", "h."), "strong"),
+    (("D.", "h."), "strong"),
+    (("i.", "d.", "R."), "strong"),
+    (("z.", "T."), "strong"),
+    (("u.", "U."), "strong"),
+    (("v.", "a."), "strong"),
+    (("o.", "g."), "strong"),
+    (("u.", "a."), "weak"),
+    (("v.", "Chr."), "weak"),
+    (("n.", "Chr."), "weak"),
+    (("u.", "v.", "m."), "weak"),
+]
+
+
+def _build_rules(code: str) -> _Rules:
+    if code == "en":
+        return _Rules(dict(_SINGLE_EN), _MULTI_EN, _STARTERS_EN, ordinals=False)
+    if code == "de":
+        return _Rules(dict(_SINGLE_DE), _MULTI_DE, _STARTERS_DE, ordinals=True)
+    if code == "":
+        single: dict[str, _Class] = dict(_SINGLE_EN)
+        for key, cls in _SINGLE_DE.items():
+            # On a conflict keep the more cautious class (weak < number < strong).
+            if key not in single or cls == "weak" or (cls == "number" and single[key] == "strong"):
+                single[key] = cls
+        return _Rules(single, _MULTI_EN + _MULTI_DE, _STARTERS_EN | _STARTERS_DE, ordinals=True)
+    return _Rules({}, [], frozenset(), ordinals=False)
+
+
+_RULES_CACHE: dict[str, _Rules] = {}
+
+
+def _rules_for(code: str) -> _Rules:
+    rules = _RULES_CACHE.get(code)
+    if rules is None:
+        rules = _RULES_CACHE[code] = _build_rules(code)
+    return rules
+
+
+def _clean_next(token: str) -> str:
+    return token.rstrip(_CLOSERS + ".")
+
+
+def _is_starter(token: str, rules: _Rules) -> bool:
+    word = _clean_next(token)
+    return word in rules.starters or word.capitalize() in rules.starters
+
+
+def _capitalised_non_starter(token: str, rules: _Rules) -> bool:
+    return bool(token) and token[0].isupper() and not _is_starter(token, rules)
+
+
+def _merge_after(cls: _Class, nxt: str, rules: _Rules) -> bool:
+    if not nxt:
+        return False
+    if cls == "strong":
+        return True
+    if cls == "number":
+        return nxt[0].isdigit()
+    # weak
+    return not _is_starter(nxt, rules)
+
+
+def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
+    """Decide whether the ICU boundary ``b`` (0 < b < len(text)) is real."""
+    j = b
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == 0:
+        return True
+    last = text[j - 1]
+    if j == b:
+        # Rule 8: glued terminator.
+        return not (last in ".?!" and _GLUED_NEXT.match(text, b) is not None)
+    if last != "." or _LINE_BREAK.search(text, j, b):
+        return True
+
+    # Rule 7: an ICU sentence that is only a list label.
+    if _ENUM_LABEL.fullmatch(text, seg_start, b):
+        return False
+
+    # Cheap pre-filter: the token before the dot must be a candidate.
+    tail = text[max(0, j - 12) : j].rsplit(None, 1)[-1].lstrip(_OPENERS)
+    if not (
+        tail in rules.multi
+        or tail[:-1] in rules.single
+        or (rules.ordinals and _ORDINAL.fullmatch(tail))
+        or (tail[:1].isupper() and _INITIALS.fullmatch(tail))
+    ):
+        return True
+
+    lo = max(0, j - 80)
+    left_tokens = text[lo:j].split()
+    if lo > 0 and len(left_tokens) <= 3:
+        left_tokens = left_tokens[1:]  # the first one may be cut
+    if not left_tokens:
+        return True
+    left = [t.lstrip(_OPENERS) for t in left_tokens[-3:]]
+    tok = left[-1]
+    prev = left[-2] if len(left) > 1 else ""
+    right = [t.lstrip(_OPENERS) for t in text[b : b + 48].split()[:3]]
+    nxt = right[0] if right else ""
+    if not nxt:
+        return True
+
+    # Rule 1: multi-part abbreviations.
+    for before, after, cls in rules.multi.get(tok, ()):
+        n = len(before)
+        if tuple(left[-n:]) != before:
+            continue
+        if after:
+            if tuple(right[: len(after)]) == after or (
+                # the last part may carry trailing punctuation: "z. B.,"
+                tuple(_clean_next(t) + "." for t in right[: len(after)]) == after
+            ):
+                return False
+            continue
+        return not _merge_after(cls, nxt, rules)
+
+    # Rules 2-4: single abbreviations.
+    single_cls = rules.single.get(tok[:-1])
+    if single_cls is not None:
+        return not _merge_after(single_cls, nxt, rules)
+
+    # Rule 5: initials.
+    if _INITIALS.fullmatch(tok) and tok[0].isupper():
+        if _INITIALS.fullmatch(_clean_next(nxt) + ".") or _INITIALS.fullmatch(nxt):
+            return not nxt[0].isupper()
+        return not _capitalised_non_starter(nxt, rules)
+
+    # Rule 6: German ordinals and dates.
+    if rules.ordinals and _ORDINAL.fullmatch(tok):
+        if _clean_next(nxt) in _MONTHS_DE or nxt in _MONTHS_DE:
+            return False
+        if prev.lower() in _ORDINAL_TRIGGERS_DE and _capitalised_non_starter(nxt, rules):
+            return False
+    return True
+
+
+def _correct(text: str, bounds: list[int], rules: _Rules) -> list[int]:
+    """Drop the ICU boundaries that the rules above judge to be wrong."""
+    out = [bounds[0]]
+    for b in bounds[1:-1]:
+        if _keep_boundary(text, b, out[-1], rules):
+            out.append(b)
+    out.append(bounds[-1])
+    return out
+
+
+def raw_sentence_boundaries(text: str, lang: str | None = None) -> list[int]:
+    """ICU's own sentence boundaries (code points), incl. 0 and len(text).
+
+    No corrections; exposed for evaluation and debugging.
+    """
+    if not text:
+        return [0]
     return _icu_boundaries("sentence", _normalise_lang(lang), text)
 
 
@@ -140,8 +470,18 @@ def split_sentences(text: str, lang: str | None = None) -> list[tuple[int, int]]
     The spans are contiguous and cover the text exactly (first start 0, last
     end ``len(text)``), none is empty; whitespace after a sentence stays with
     it, as in ICU.  Empty text gives ``[]``.
+
+    ``lang``: "en" and "de" (any region, e.g. "de-AT") use ICU's rules for
+    that locale plus the corrections of that language; None, "" or "und" use
+    ICU's root rules plus the corrections of both English and German (the
+    service's languages; a text of unknown language is most likely one of
+    them).  Any other language gets ICU's rules for it and only the
+    language-neutral corrections (see module docstring).
     """
     if not text:
         return []
-    bounds = _raw_sentence_boundaries(text, lang)
+    code = _normalise_lang(lang)
+    bounds = _icu_boundaries("sentence", code, text)
+    if len(bounds) > 2:
+        bounds = _correct(text, bounds, _rules_for(code))
     return list(itertools.pairwise(bounds))

@@ -8,6 +8,7 @@ import pytest
 
 from chunkwise.segment import (
     grapheme_boundaries,
+    raw_sentence_boundaries,
     split_sentences,
     utf16_to_codepoint_offsets,
     word_boundaries,
@@ -151,3 +152,150 @@ def test_lang_variants_accepted() -> None:
     expected = [(0, 6), (6, 11)]
     for lang in ("de", "de-AT", "de_CH", "DE", "und", None, "", "fr"):
         assert split_sentences(text, lang) == expected
+
+
+# --- sentences: correction layer ------------------------------------------
+# Each case: (lang, text, expected sentences). Raw ICU gets every one of the
+# merged cases wrong (checked in test_raw_icu_gets_these_wrong below), so
+# these tests fail if the correction layer stops working.
+
+MERGE_CASES_DE = [
+    # ordinals and dates
+    "Wir treffen uns am 3. Oktober in Berlin. Dann gehen wir essen.",
+    "Am 24. Dezember ist Heiligabend. Alle feiern.",
+    "Der 2. Weltkrieg endete 1945. Danach kam der Wiederaufbau.",
+    "Das Haus stammt aus dem 18. Jahrhundert. Es ist alt.",
+    "Die Grabung dauert vom 2. Juli bis 13. August. Wir helfen mit.",
+    # abbreviations
+    "Man nehme z. B. Berlin als Beispiel. Das ist gut.",
+    "Er kam zu spät, d. h. Peter musste warten. Dann gingen sie.",
+    "Es spielten u. a. Bayern und Dortmund. Das Spiel war gut.",
+    "Wir fahren mit dem Rad bzw. Auto. Dann essen wir.",
+    "Das kostet ca. 5 Mio. Euro pro Jahr. Das ist viel.",
+    "Heute kommt Dr. Müller vorbei. Er ist nett.",
+    "Sie fragte Prof. Schmidt um Rat. Er half.",
+    "Er wohnt in St. Pankraz am See. Es ist schön.",
+    "Wir brauchen ca. 7 Tage. Dann ist es fertig.",
+    "Er las den Text vgl. Kapitel drei. Gut.",
+]
+MERGE_CASES_EN = [
+    "Dr. Smith arrived late. He sat down.",
+    "Mr. and Mrs. Smith came. They left.",
+    "I met Ms. Jones today. She was kind.",
+    "Use tools, e.g. Hammers and saws. That works.",
+    "The winner, i.e. Bob, left. Then he came back.",
+    "J. R. R. Tolkien wrote it. He was British.",
+    "George W. Bush spoke. Then he left.",
+    "The U.S. Army left. Then peace came.",
+    "The Sept. 11 Commission met. It ended.",
+    "They live in St. Louis now. It is big.",
+    "Visit example.com/search?q=x now. Then leave.",
+    "Capt. Spastic's list is long. Read it.",
+]
+
+
+# ICU already keeps these together (no break before a digit); they must stay so.
+ALREADY_RIGHT = [
+    ("de", "Er wohnt in Haus Nr. 5 am Markt. Sie nicht."),
+    ("de", "Siehe S. 12 im Anhang. Danke."),
+    ("en", "See No. 5 for details. Thanks."),
+    ("en", "He paid approx. 5 dollars. Fine."),
+]
+
+
+def _two_sentences(text: str) -> list[str]:
+    cut = text.rindex(". ") + 2
+    return [text[:cut], text[cut:]]
+
+
+@pytest.mark.parametrize("text", MERGE_CASES_DE)
+def test_german_corrections(text: str) -> None:
+    assert sentences(text, "de") == _two_sentences(text)
+    assert sentences(text, None) == _two_sentences(text)
+
+
+@pytest.mark.parametrize("text", MERGE_CASES_EN)
+def test_english_corrections(text: str) -> None:
+    assert sentences(text, "en") == _two_sentences(text)
+    assert sentences(text, "und") == _two_sentences(text)
+
+
+@pytest.mark.parametrize(("lang", "text"), ALREADY_RIGHT)
+def test_number_abbreviations_stay_together(lang: str, text: str) -> None:
+    assert sentences(text, lang) == _two_sentences(text)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"), [("de", t) for t in MERGE_CASES_DE] + [("en", t) for t in MERGE_CASES_EN]
+)
+def test_raw_icu_gets_these_wrong(lang: str, text: str) -> None:
+    """Guards the value of the cases above: ICU alone over-splits each of them."""
+    assert len(raw_sentence_boundaries(text, lang)) > 3
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # true breaks that must survive
+        ("de", "Das kostet 5. Dann gehen wir.", ["Das kostet 5. ", "Dann gehen wir."]),
+        ("de", "Er kam am 5. Dann ging er.", ["Er kam am 5. ", "Dann ging er."]),
+        ("de", "Das ist der Vater. Dann kam er.", ["Das ist der Vater. ", "Dann kam er."]),
+        ("de", "Sie sah den Korb. Dann ging sie.", ["Sie sah den Korb. ", "Dann ging sie."]),
+        (
+            "de",
+            "Äpfel, Birnen usw. Dann kam der Winter.",
+            ["Äpfel, Birnen usw. ", "Dann kam der Winter."],
+        ),
+        (
+            "de",
+            "Der Schaden beträgt 5 Mio. Die Versicherung zahlt.",
+            ["Der Schaden beträgt 5 Mio. ", "Die Versicherung zahlt."],
+        ),
+        ("de", "Das war im Jahr 2005. Heute nicht.", ["Das war im Jahr 2005. ", "Heute nicht."]),
+        (
+            "en",
+            "He moved to the U.S. The weather was better.",
+            ["He moved to the U.S. ", "The weather was better."],
+        ),
+        ("en", "We chose Plan B. The rest failed.", ["We chose Plan B. ", "The rest failed."]),
+        ("en", "I said no. No. I won't go.", ["I said no. ", "No. ", "I won't go."]),
+        (
+            "en",
+            "He lives on Main St. The house is red.",
+            ["He lives on Main St. ", "The house is red."],
+        ),
+        (
+            "en",
+            "Apples, pears etc. Then winter came.",
+            ["Apples, pears etc. ", "Then winter came."],
+        ),
+        # a line break after an abbreviation is always a boundary
+        ("en", "Ask Dr.\nSmith came.", ["Ask Dr.\n", "Smith came."]),
+        ("de", "am 3.\nOktober", ["am 3.\n", "Oktober"]),
+    ],
+)
+def test_true_breaks_are_kept(lang: str, text: str, expected: list[str]) -> None:
+    assert sentences(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "de", None])
+def test_enumerator_label_joins_following_sentence(lang: str | None) -> None:
+    text = "1. Einleitung folgt hier. 2. Methoden folgen. IV. Schluss."
+    assert sentences(text, lang) == [
+        "1. Einleitung folgt hier. ",
+        "2. Methoden folgen. ",
+        "IV. Schluss.",
+    ]
+    assert len(raw_sentence_boundaries(text, lang)) == 7
+
+
+def test_other_language_gets_only_neutral_rules() -> None:
+    # Initials are language-neutral; German ordinals are not applied to French.
+    assert sentences("M. Dupont est là. Il part.", "fr") == ["M. Dupont est là. ", "Il part."]
+    assert len(sentences("Le 3. Oktober. Fin.", "fr")) == 3
+
+
+def test_ss_standard_is_not_used() -> None:
+    # ICU's de@ss=standard would swallow this true boundary.
+    text = "Er sprach mit der Vater. Dann ging er."
+    assert len(split_sentences(text, "de")) == 2

@@ -1,0 +1,295 @@
+"""Sentence-boundary evaluation of chunkwise.split_sentences against UD gold.
+
+Usage::
+
+    python -m bench.sentences.evaluate --ud-root DIR [--split test|dev|all]
+        [--write bench/results/sentences] [--errors de:dev]
+
+``DIR`` holds Universal Dependencies treebank folders under their official
+names (as in a git clone of each treebank or in the UD release archive
+``ud-treebanks-v2.x``): UD_English-EWT, UD_German-GSD, UD_English-PUD,
+UD_German-PUD.  See bench/sentences/README.md for where to get them, their
+licences and the exact versions used for the committed results.
+
+Method
+------
+* Gold sentences are the ``# text =`` lines of the CoNLL-U files.
+* Evaluation units: the sentences of one paragraph (``# newpar``) when the
+  file marks paragraphs (EWT), else of one document (``# newdoc``, PUD), else
+  (GSD, which has neither) consecutive blocks of ``BLOCK`` sentences.  The
+  sentences of a unit are joined with a single space: that is the text that
+  is segmented.  Units never span a paragraph break, so the task is the hard
+  one: finding boundaries inside running text.
+* Gold boundaries: the start offsets of the 2nd..nth sentence of each unit.
+  Predicted boundaries: the internal span starts reported by a method, each
+  moved forward past whitespace (ICU keeps trailing whitespace with the
+  sentence before, so both conventions coincide).  Boundary 0 and the end of
+  the unit are not counted.
+* Precision, recall and F1 are micro-averaged over all boundaries.
+
+Methods: ``icu`` (raw ICU sentence BreakIterator for the language),
+``icu_ss`` (ICU with the ``@ss=standard`` abbreviation suppression) and
+``chunkwise`` (``chunkwise.segment.split_sentences``: ICU plus the correction
+layer).
+
+Dev/test protocol: the correction rules were developed by looking only at the
+errors on the *dev* files (EWT dev, GSD dev).  EWT test and GSD test are the
+held-out results; the PUD treebanks (test only) are a second, out-of-domain
+held-out check that was never inspected while writing rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import icu
+
+from chunkwise.segment import split_sentences
+
+BLOCK = 10  # sentences per unit for treebanks without paragraph/document markers
+
+# (language, treebank folder, file stem, split)
+DATASETS: list[tuple[str, str, str, str]] = [
+    ("en", "UD_English-EWT", "en_ewt-ud-dev", "dev"),
+    ("en", "UD_English-EWT", "en_ewt-ud-test", "test"),
+    ("de", "UD_German-GSD", "de_gsd-ud-dev", "dev"),
+    ("de", "UD_German-GSD", "de_gsd-ud-test", "test"),
+    ("en", "UD_English-PUD", "en_pud-ud-test", "test"),
+    ("de", "UD_German-PUD", "de_pud-ud-test", "test"),
+]
+
+METHODS = ("icu", "icu_ss", "chunkwise")
+
+
+@dataclass
+class Unit:
+    text: str
+    gold: set[int]
+
+
+def read_units(path: Path) -> list[Unit]:
+    """Paragraph/document/block units of one CoNLL-U file (see module doc)."""
+    groups: list[list[str]] = []
+    has_par = False
+    has_doc = False
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        if line.startswith("# newpar"):
+            has_par = True
+        elif line.startswith("# newdoc"):
+            has_doc = True
+    current: list[str] = []
+    for line in lines:
+        starts_unit = (has_par and line.startswith(("# newpar", "# newdoc"))) or (
+            not has_par and has_doc and line.startswith("# newdoc")
+        )
+        if starts_unit and current:
+            groups.append(current)
+            current = []
+        if line.startswith("# text ="):
+            sentence = line[len("# text =") :].strip()
+            if sentence:
+                current.append(sentence)
+            if not has_par and not has_doc and len(current) == BLOCK:
+                groups.append(current)
+                current = []
+    if current:
+        groups.append(current)
+    units = []
+    for sentences in groups:
+        gold: set[int] = set()
+        pos = 0
+        for i, s in enumerate(sentences):
+            if i:
+                gold.add(pos)
+            pos += len(s) + 1
+        units.append(Unit(" ".join(sentences), gold))
+    return units
+
+
+def _icu_splitter(locale_id: str) -> Callable[[str], list[int]]:
+    it = icu.BreakIterator.createSentenceInstance(icu.Locale(locale_id))
+
+    def starts(text: str) -> list[int]:
+        # Gold texts come from UTF-8 CoNLL-U: no lone surrogates.  UTF-16 ->
+        # code points via the library function keeps all methods comparable.
+        from chunkwise.segment import utf16_to_codepoint_offsets
+
+        it.setText(icu.UnicodeString(text))
+        return utf16_to_codepoint_offsets(text, list(it))[:-1]
+
+    return starts
+
+
+def _chunkwise_splitter(lang: str) -> Callable[[str], list[int]]:
+    def starts(text: str) -> list[int]:
+        return [a for a, _ in split_sentences(text, lang)][1:]
+
+    return starts
+
+
+def splitter(method: str, lang: str) -> Callable[[str], list[int]]:
+    if method == "icu":
+        return _icu_splitter(lang)
+    if method == "icu_ss":
+        return _icu_splitter(f"{lang}@ss=standard")
+    if method == "chunkwise":
+        return _chunkwise_splitter(lang)
+    raise ValueError(method)
+
+
+def _normalise(text: str, b: int) -> int:
+    while b < len(text) and text[b].isspace():
+        b += 1
+    return b
+
+
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": round(100 * self.precision, 2),
+            "recall": round(100 * self.recall, 2),
+            "f1": round(100 * self.f1, 2),
+        }
+
+
+def score(units: list[Unit], split: Callable[[str], list[int]], keep_errors: bool) -> Score:
+    sc = Score()
+    for unit in units:
+        text = unit.text
+        pred = {_normalise(text, b) for b in split(text)}
+        pred.discard(0)
+        pred.discard(len(text))
+        sc.tp += len(pred & unit.gold)
+        fps = pred - unit.gold
+        fns = unit.gold - pred
+        sc.fp += len(fps)
+        sc.fn += len(fns)
+        if keep_errors:
+            for kind, bs in (("FP", fps), ("FN", fns)):
+                for b in sorted(bs):
+                    sc.errors.append((kind, f"{text[max(0, b - 60) : b]}|{text[b : b + 40]}"))
+    return sc
+
+
+def iter_datasets(root: Path, split: str) -> Iterator[tuple[str, str, str, str, Path]]:
+    for lang, folder, stem, sp in DATASETS:
+        if split != "all" and sp != split:
+            continue
+        path = root / folder / f"{stem}.conllu"
+        yield lang, folder, stem, sp, path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ud-root", type=Path, required=True, help="folder with UD_* treebanks")
+    ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    ap.add_argument("--write", type=Path, help="write <stem>.md and <stem>.json")
+    ap.add_argument(
+        "--errors",
+        help="print chunkwise errors for LANG:SPLIT (e.g. de:dev); use on dev only",
+    )
+    args = ap.parse_args(argv)
+
+    missing = [p for *_, p in iter_datasets(args.ud_root, args.split) if not p.is_file()]
+    if missing:
+        print("missing corpus files (see bench/sentences/README.md):", file=sys.stderr)
+        for p in missing:
+            print(f"  {p}", file=sys.stderr)
+        return 2
+
+    rows = []
+    for lang, folder, stem, sp, path in iter_datasets(args.ud_root, args.split):
+        units = read_units(path)
+        n_chars = sum(len(u.text) for u in units)
+        row: dict[str, object] = {
+            "lang": lang,
+            "treebank": folder,
+            "file": f"{stem}.conllu",
+            "split": sp,
+            "units": len(units),
+            "gold_boundaries": sum(len(u.gold) for u in units),
+            "chars": n_chars,
+        }
+        for method in METHODS:
+            want_errors = (
+                bool(args.errors) and args.errors == f"{lang}:{sp}" and (method == "chunkwise")
+            )
+            t0 = time.perf_counter()
+            sc = score(units, splitter(method, lang), want_errors)
+            dt = time.perf_counter() - t0
+            row[method] = {**sc.as_dict(), "seconds": round(dt, 3)}
+            if want_errors:
+                for kind, ctx in sc.errors:
+                    print(f"{kind}\t{ctx!r}")
+        rows.append(row)
+
+    md = render_markdown(rows)
+    print(md)
+    if args.write:
+        args.write.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "icu_version": icu.ICU_VERSION,
+            "pyicu_version": icu.VERSION,
+            "python": platform.python_version(),
+            "block": BLOCK,
+            "rows": rows,
+        }
+        args.write.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+        args.write.with_suffix(".md").write_text(md)
+    return 0
+
+
+def render_markdown(rows: list[dict[str, object]]) -> str:
+    out = [
+        f"ICU {icu.ICU_VERSION}, PyICU {icu.VERSION}. Boundary P/R/F1 in %, micro-averaged.",
+        "",
+        "| lang | treebank | split | gold bnd | method | P | R | F1 | dF1 vs ICU |",
+        "|---|---|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        base = row["icu"]
+        assert isinstance(base, dict)
+        for method in METHODS:
+            m = row[method]
+            assert isinstance(m, dict)
+            delta = m["f1"] - base["f1"]
+            out.append(
+                f"| {row['lang']} | {row['treebank']} | {row['split']} | "
+                f"{row['gold_boundaries']} | {method} | {m['precision']:.2f} | "
+                f"{m['recall']:.2f} | {m['f1']:.2f} | {delta:+.2f} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,627 @@
+"""Index generations, aliases, documents and the revision protocol (pure; no I/O).
+
+DESIGN section 4. Everything here builds request bodies or decides what to do;
+`chunkwise.index_opensearch` sends them. Names:
+
+- physical index per generation: ``<prefix>-<generation>`` (default prefix ``chunks``)
+- read alias ``<prefix>`` (filtered: only ``state == live`` chunks are visible)
+- write alias ``<prefix>-write`` (unfiltered, ``is_write_index``)
+
+Chunk lifecycle (the ``state`` keyword of every indexed chunk)::
+
+    pending ──flip──▶ live ──supersede──▶ superseded ──sweep──▶ (deleted)
+       │                 └──retire (S3 key gone)──▶ deleted ──sweep──▶ (deleted)
+       └─ rejected (any chunk failed) ─▶ removed again, never flipped
+
+A revision's chunks are written as ``pending`` (invisible through the read
+alias) and flipped to ``live`` in one update-by-query only after every chunk of
+the revision was accepted, so a document is never half-indexed and live.
+
+Reconcile, don't replay: an event only says "key K changed"; `reconcile` asks
+S3 for K's current version, makes exactly that revision live and supersedes
+every other one, then asks S3 again and repeats until S3 and the index agree.
+Writers never trust the event's version id, so duplicates, reordering and
+concurrent writers converge on S3's current version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from chunkwise.errors import ConfigError, TransientError
+from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
+
+DEFAULT_PREFIX = "chunks"
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.]{0,99}$")
+_PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,99}$")
+
+#: Languages with their own analysed BM25 field; anything else is "unknown".
+LANG_FIELDS: Mapping[str, str] = {"en": "text_en", "de": "text_de"}
+LANG_ANALYZERS: Mapping[str, str] = {"en": "english", "de": "german"}
+TEXT_FIELD = "text"  # standard analyzer, always filled (language-neutral fallback)
+
+
+class State(StrEnum):
+    PENDING = "pending"
+    LIVE = "live"
+    SUPERSEDED = "superseded"
+    DELETED = "deleted"
+
+
+def utcnow_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --------------------------------------------------------------------------- names
+
+
+@dataclass(frozen=True)
+class IndexNames:
+    """Index and alias names of one deployment (tests use a unique prefix)."""
+
+    prefix: str = DEFAULT_PREFIX
+
+    def __post_init__(self) -> None:
+        if not _PREFIX_RE.match(self.prefix):
+            raise ConfigError(
+                f"prefix: must be lowercase [a-z0-9_.-], start alphanumeric; got {self.prefix!r}"
+            )
+
+    @property
+    def read_alias(self) -> str:
+        return self.prefix
+
+    @property
+    def write_alias(self) -> str:
+        return f"{self.prefix}-write"
+
+    def index(self, generation: str) -> str:
+        if not _NAME_RE.match(generation) or generation in ("write", "read"):
+            raise ConfigError(
+                "generation: must be lowercase [a-z0-9_.], start alphanumeric, and not "
+                f"'write'/'read'; got {generation!r}"
+            )
+        return f"{self.prefix}-{generation}"
+
+    def generation_of(self, index: str) -> str | None:
+        head = f"{self.prefix}-"
+        if not index.startswith(head):
+            return None
+        gen = index[len(head) :]
+        return gen if _NAME_RE.match(gen) and gen not in ("write", "read") else None
+
+
+def new_generation_id(now: datetime | None = None) -> str:
+    """Sortable generation id from the clock, e.g. ``g20250101t120000``."""
+    t = now or datetime.now(UTC)
+    return t.strftime("g%Y%m%dt%H%M%S")
+
+
+def make_doc_id(bucket: str, key: str) -> str:
+    """Stable document id of an S3 object (bucket + key), safe in ``_id`` and routing."""
+    return hashlib.sha256(f"{bucket}\x00{key}".encode()).hexdigest()[:32]
+
+
+# --------------------------------------------------------------------------- mapping
+
+
+def index_body(
+    dimension: int,
+    *,
+    embedder_name: str = "",
+    generation: str = "",
+    shards: int = 1,
+    replicas: int = 0,
+    ef_construction: int = 128,
+    m: int = 16,
+    chunker_config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Settings + mapping of one generation. Mapping is strict: unknown fields fail."""
+    if dimension < 1 or dimension > 16000:
+        raise ConfigError(f"dimension: must be in 1..16000, got {dimension}")
+    kw = {"type": "keyword"}
+    integer = {"type": "integer"}
+    date = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
+    stored_only = {"type": "text", "index": False}
+    return {
+        "settings": {
+            "index": {
+                "number_of_shards": shards,
+                "number_of_replicas": replicas,
+                "knn": True,
+            }
+        },
+        "mappings": {
+            "dynamic": "strict",
+            "_meta": {
+                "generation": generation,
+                "embedder": embedder_name,
+                "dimension": dimension,
+                "chunk_schema_version": CHUNK_SCHEMA_VERSION,
+                "chunker_config": dict(chunker_config or {}),
+            },
+            "properties": {
+                # Chunk contract fields
+                "schema_version": integer,
+                "doc_id": kw,
+                "source_key": kw,
+                "revision": kw,
+                "source_etag": kw,
+                "last_modified": date,
+                "chunk_index": integer,
+                "start": integer,
+                "end": integer,
+                "byte_start": integer,
+                "byte_end": integer,
+                "body": stored_only,
+                "heading_path": kw,
+                "overlap_prefix": stored_only,
+                "table_header": stored_only,
+                TEXT_FIELD: {"type": "text", "analyzer": "standard"},
+                "token_count": integer,
+                "kind": kw,
+                "lang": kw,
+                "page_start": integer,
+                "page_end": integer,
+                "content_sha256": kw,
+                # index-only fields
+                **{
+                    LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
+                    for lang, analyzer in LANG_ANALYZERS.items()
+                },
+                "embedding": {
+                    "type": "knn_vector",
+                    "dimension": dimension,
+                    "method": {
+                        "name": "hnsw",
+                        "engine": "lucene",
+                        "space_type": "cosinesimil",
+                        "parameters": {"m": m, "ef_construction": ef_construction},
+                    },
+                },
+                "state": kw,
+                "revision_chunks": integer,
+                "indexed_at": date,
+                "live_at": date,
+                "superseded_at": date,
+            },
+        },
+    }
+
+
+def read_alias_filter() -> dict[str, Any]:
+    return {"term": {"state": State.LIVE.value}}
+
+
+def swap_actions(
+    names: IndexNames,
+    new_index: str,
+    *,
+    current_write: Sequence[str] = (),
+    current_read: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Body of one atomic ``POST _aliases`` moving both aliases to ``new_index``."""
+    actions: list[dict[str, Any]] = []
+    for idx in current_write:
+        if idx != new_index:
+            actions.append({"remove": {"index": idx, "alias": names.write_alias}})
+    for idx in current_read:
+        if idx != new_index:
+            actions.append({"remove": {"index": idx, "alias": names.read_alias}})
+    actions.append(
+        {"add": {"index": new_index, "alias": names.write_alias, "is_write_index": True}}
+    )
+    actions.append(
+        {"add": {"index": new_index, "alias": names.read_alias, "filter": read_alias_filter()}}
+    )
+    return {"actions": actions}
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def lang_fields(lang: str) -> list[str]:
+    """Analysed BM25 fields a chunk of language ``lang`` fills (all of them if unknown)."""
+    base = lang.lower().split("-")[0].split("_")[0]
+    if base in LANG_FIELDS:
+        return [LANG_FIELDS[base]]
+    return list(LANG_FIELDS.values())
+
+
+def chunk_document(
+    chunk: Chunk,
+    embedding: Sequence[float],
+    *,
+    state: State = State.PENDING,
+    revision_chunks: int,
+    now: str | None = None,
+) -> dict[str, Any]:
+    """The OpenSearch ``_source`` of a chunk: the Chunk fields plus index fields."""
+    doc = chunk.model_dump(mode="json")
+    for name in ("last_modified",):
+        if not doc[name]:
+            doc[name] = None  # "" is not a date
+    for f in lang_fields(chunk.lang):
+        doc[f] = chunk.text
+    doc["embedding"] = [float(x) for x in embedding]
+    doc["state"] = state.value
+    doc["revision_chunks"] = revision_chunks
+    doc["indexed_at"] = now or utcnow_iso()
+    return doc
+
+
+def bulk_actions(
+    chunks: Sequence[Chunk],
+    embeddings: Sequence[Sequence[float]],
+    *,
+    index: str,
+    state: State = State.PENDING,
+    now: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """opensearch-py ``helpers.bulk`` actions: ``_id`` = chunk_id, routing = doc_id."""
+    if len(chunks) != len(embeddings):
+        raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
+    counts: dict[tuple[str, str], int] = {}
+    for c in chunks:
+        counts[(c.doc_id, c.revision)] = counts.get((c.doc_id, c.revision), 0) + 1
+    stamp = now or utcnow_iso()
+    for c, e in zip(chunks, embeddings, strict=True):
+        if not c.doc_id or not c.revision:
+            raise ValueError(f"chunk {c.chunk_index} has no doc_id/revision")
+        yield {
+            "_op_type": "index",
+            "_index": index,
+            "_id": c.chunk_id,
+            "_routing": c.doc_id,
+            "_source": chunk_document(
+                c,
+                e,
+                state=state,
+                revision_chunks=counts[(c.doc_id, c.revision)],
+                now=stamp,
+            ),
+        }
+
+
+# --------------------------------------------------------------------------- revision queries
+
+
+def _doc_filter(doc_id: str) -> dict[str, Any]:
+    return {"term": {"doc_id": doc_id}}
+
+
+def revision_states_query(doc_id: str, max_revisions: int = 1000) -> dict[str, Any]:
+    """Aggregation listing every revision of a document with per-state chunk counts."""
+    return {
+        "size": 0,
+        "query": {"bool": {"filter": [_doc_filter(doc_id)]}},
+        "aggs": {
+            "revisions": {
+                "terms": {"field": "revision", "size": max_revisions},
+                "aggs": {
+                    "states": {"terms": {"field": "state", "size": 10}},
+                    "expected": {"max": {"field": "revision_chunks"}},
+                },
+            }
+        },
+    }
+
+
+@dataclass(frozen=True)
+class RevisionState:
+    """Chunk counts of one revision of one document, by state."""
+
+    revision: str
+    counts: Mapping[str, int]
+    expected: int
+
+    def n(self, state: State) -> int:
+        return int(self.counts.get(state.value, 0))
+
+    @property
+    def complete_live(self) -> bool:
+        """Every chunk of the revision is live (and there is at least one)."""
+        return self.expected > 0 and self.n(State.LIVE) == self.expected
+
+    @property
+    def visible(self) -> bool:
+        return self.n(State.LIVE) > 0
+
+
+def parse_revision_states(response: Mapping[str, Any]) -> dict[str, RevisionState]:
+    out: dict[str, RevisionState] = {}
+    for b in response.get("aggregations", {}).get("revisions", {}).get("buckets", []):
+        counts = {s["key"]: int(s["doc_count"]) for s in b["states"]["buckets"]}
+        exp = b["expected"].get("value")
+        out[str(b["key"])] = RevisionState(str(b["key"]), counts, int(exp or 0))
+    return out
+
+
+_SET_STATE = (
+    "ctx._source.state = params.state;"
+    "if (params.state == 'live') { ctx._source.live_at = params.now; }"
+    "else if (params.state != 'pending') { ctx._source.superseded_at = params.now; }"
+)
+
+
+def _set_state_script(state: State, now: str) -> dict[str, Any]:
+    return {
+        "source": _SET_STATE,
+        "lang": "painless",
+        "params": {"state": state.value, "now": now},
+    }
+
+
+def flip_live_body(doc_id: str, revision: str, now: str) -> dict[str, Any]:
+    """pending -> live for every chunk of one revision (never touches superseded chunks)."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    _doc_filter(doc_id),
+                    {"term": {"revision": revision}},
+                    {"term": {"state": State.PENDING.value}},
+                ]
+            }
+        },
+        "script": _set_state_script(State.LIVE, now),
+    }
+
+
+def supersede_body(
+    doc_id: str, keep_revision: str | None, now: str, *, state: State = State.SUPERSEDED
+) -> dict[str, Any]:
+    """live/pending -> superseded (or deleted) for every revision except ``keep_revision``."""
+    query: dict[str, Any] = {
+        "bool": {
+            "filter": [
+                _doc_filter(doc_id),
+                {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
+            ]
+        }
+    }
+    if keep_revision is not None:
+        query["bool"]["must_not"] = [{"term": {"revision": keep_revision}}]
+    return {"query": query, "script": _set_state_script(state, now)}
+
+
+def delete_revision_body(
+    doc_id: str, revision: str, *, states: Sequence[State] = (State.PENDING,)
+) -> dict[str, Any]:
+    """delete-by-query body removing a rejected revision's partial writes."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    _doc_filter(doc_id),
+                    {"term": {"revision": revision}},
+                    {"terms": {"state": [s.value for s in states]}},
+                ]
+            }
+        }
+    }
+
+
+def stale_chunks_body(doc_id: str, revision: str, keep_below: int) -> dict[str, Any]:
+    """Chunks of a revision beyond its current chunk count (left over by an older chunker)."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    _doc_filter(doc_id),
+                    {"term": {"revision": revision}},
+                    {"range": {"chunk_index": {"gte": keep_below}}},
+                ]
+            }
+        }
+    }
+
+
+def sweep_body(older_than: str) -> dict[str, Any]:
+    """delete-by-query body of the retention sweep (superseded/deleted before a date)."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    {"terms": {"state": [State.SUPERSEDED.value, State.DELETED.value]}},
+                    {"range": {"superseded_at": {"lt": older_than}}},
+                ]
+            }
+        }
+    }
+
+
+_DURATION_RE = re.compile(r"^(\d+)([smhdw])$")
+
+
+def parse_duration_seconds(text: str) -> int:
+    """``30d``, ``12h``, ``90m``, ``45s``, ``2w`` -> seconds."""
+    m = _DURATION_RE.match(text.strip())
+    if not m:
+        raise ConfigError(f"older-than: expected <n>[s|m|h|d|w], got {text!r}")
+    mult = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+    return int(m.group(1)) * mult
+
+
+# --------------------------------------------------------------------------- revision protocol
+
+
+@dataclass(frozen=True, order=True)
+class ObjectVersion:
+    """S3's answer to HEAD: the current version of a key."""
+
+    last_modified: str  # ISO 8601, UTC
+    version_id: str
+    key: str = field(compare=False)
+    bucket: str = field(default="", compare=False)
+    etag: str = field(default="", compare=False)
+    size: int = field(default=0, compare=False)
+
+    @property
+    def revision(self) -> str:
+        """The revision id: S3 versionId, or the ETag when the bucket is unversioned."""
+        if self.version_id and self.version_id != "null":
+            return self.version_id
+        return "etag-" + self.etag.strip('"')
+
+
+class S3Port(Protocol):
+    def head_current(self, key: str) -> ObjectVersion | None:
+        """The key's current version, or None if it does not exist (deleted)."""
+        ...
+
+
+class IndexPort(Protocol):
+    """What the revision protocol needs from the index (real: OpenSearchIndex)."""
+
+    def revision_states(self, doc_id: str) -> dict[str, RevisionState]: ...
+
+    def write_revision(
+        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
+    ) -> None:
+        """Write one revision's chunks as pending; all or nothing (raises, cleans up)."""
+        ...
+
+    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None: ...
+
+    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
+        """keep_revision None = retire the whole document (S3 key deleted)."""
+        ...
+
+
+class Action(StrEnum):
+    INDEX = "index"  # write current revision then flip it live
+    FLIP = "flip"  # chunks are all there but (partly) pending: flip
+    KEEP = "keep"  # current revision already fully live
+    RETIRE = "retire"  # key is gone
+
+
+@dataclass(frozen=True)
+class Plan:
+    action: Action
+    revision: str | None
+    supersede: tuple[str, ...]
+
+
+def plan_reconcile(current: ObjectVersion | None, states: Mapping[str, RevisionState]) -> Plan:
+    """Decide what makes the index agree with S3 for one document (pure)."""
+    if current is None:
+        visible = tuple(sorted(r for r, s in states.items() if s.visible or s.n(State.PENDING)))
+        return Plan(Action.RETIRE, None, visible)
+    rev = current.revision
+    others = tuple(
+        sorted(r for r, s in states.items() if r != rev and (s.visible or s.n(State.PENDING)))
+    )
+    st = states.get(rev)
+    if st is not None and st.complete_live:
+        return Plan(Action.KEEP, rev, others)
+    if (
+        st is not None
+        and st.expected > 0
+        and st.n(State.LIVE) + st.n(State.PENDING) == st.expected
+        and st.n(State.PENDING) > 0
+    ):
+        return Plan(Action.FLIP, rev, others)
+    return Plan(Action.INDEX, rev, others)
+
+
+def is_converged(current: ObjectVersion | None, states: Mapping[str, RevisionState]) -> bool:
+    """True when exactly S3's current revision is live (and nothing when the key is gone)."""
+    visible = {r for r, s in states.items() if s.visible or s.n(State.PENDING)}
+    if current is None:
+        return not visible
+    st = states.get(current.revision)
+    return visible == {current.revision} and st is not None and st.complete_live
+
+
+@dataclass
+class ReconcileResult:
+    doc_id: str
+    key: str
+    revision: str | None  # live revision afterwards, None if retired
+    actions: list[Action] = field(default_factory=list)
+    rounds: int = 0
+    chunks_written: int = 0
+
+
+ChunkSource = Callable[[ObjectVersion], Sequence[Chunk]]
+EmbedFn = Callable[[Sequence[str]], list[list[float]]]
+
+
+def reconcile(
+    key: str,
+    doc_id: str,
+    *,
+    s3: S3Port,
+    index: IndexPort,
+    load_chunks: ChunkSource,
+    embed: EmbedFn,
+    max_rounds: int = 5,
+) -> ReconcileResult:
+    """Make the index agree with S3's current version of ``key`` (DESIGN section 4).
+
+    Each round: HEAD -> plan -> write/flip -> supersede everything else -> HEAD
+    again; done when S3 did not change during the round and the index shows
+    exactly the current revision live. A stale HEAD of a concurrent writer can
+    supersede a newer revision; the confirming HEAD + state check of the next
+    round repairs that, so all writers converge on S3's current version.
+    """
+    result = ReconcileResult(doc_id=doc_id, key=key, revision=None)
+    for rnd in range(1, max_rounds + 1):
+        result.rounds = rnd
+        current = s3.head_current(key)
+        states = index.revision_states(doc_id)
+        plan = plan_reconcile(current, states)
+        result.actions.append(plan.action)
+        if plan.action is Action.INDEX:
+            assert current is not None
+            chunks = list(load_chunks(current))
+            for c in chunks:
+                if c.doc_id != doc_id or c.revision != current.revision:
+                    raise ValueError(
+                        f"load_chunks returned chunk {c.chunk_id} for another doc/revision"
+                    )
+            vectors = embed([c.text for c in chunks]) if chunks else []
+            index.write_revision(chunks, vectors)
+            result.chunks_written += len(chunks)
+            index.flip_live(doc_id, current.revision, len(chunks))
+        elif plan.action is Action.FLIP:
+            assert current is not None
+            st = states[current.revision]
+            index.flip_live(doc_id, current.revision, st.expected)
+        index.supersede_others(doc_id, current.revision if current else None)
+        after = s3.head_current(key)
+        if after == current and is_converged(after, index.revision_states(doc_id)):
+            result.revision = after.revision if after else None
+            return result
+    raise TransientError(
+        f"reconcile {key!r}: index did not converge on S3's current version "
+        f"after {max_rounds} rounds (concurrent updates?)"
+    )
+
+
+# --------------------------------------------------------------------------- newest revision
+
+
+def revision_sort_key(last_modified: str | None, revision: str) -> tuple[str, str]:
+    """Order of revisions of one document: S3 last-modified, then version id."""
+    return (normalise_timestamp(last_modified or ""), revision)
+
+
+def normalise_timestamp(ts: str) -> str:
+    """ISO 8601 -> comparable UTC string (``...Z`` and ``+00:00`` forms compare equal)."""
+    if not ts:
+        return ""
+    try:
+        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,412 @@
+"""Hybrid search: query bodies, fusion and result post-processing (pure; no I/O).
+
+DESIGN section 6. BM25 runs over the language-analysed fields (``text_en``,
+``text_de``) plus the standard-analysed ``text``; k-NN over ``embedding``
+(Lucene HNSW, cosine). The two ranked lists are fused by reciprocal rank
+fusion (k=60), server-side by a search pipeline when the cluster has
+neural-search, otherwise client-side with `rrf` below: the same formula.
+
+Every result list then goes through `postprocess`: keep only the newest
+revision of each document present in the list (S3 last-modified, then version
+id), drop hits whose source span overlaps a better-ranked hit of the same
+revision, cut to k. Every `Hit` carries its citation and its score breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chunkwise.index import LANG_FIELDS, TEXT_FIELD, State, revision_sort_key
+
+RRF_K = 60
+PIPELINE_RRF = "chunkwise-rrf"
+PIPELINE_NORM = "chunkwise-norm"
+SOURCE_EXCLUDES = ["embedding", "text_en", "text_de"]
+
+
+class SearchFilters(BaseModel):
+    """Restrict a search; every set field must match (AND), values within a field OR."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_ids: tuple[str, ...] = ()
+    key_prefix: str | None = None
+    langs: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+    def clauses(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [{"term": {"state": State.LIVE.value}}]
+        if self.doc_ids:
+            out.append({"terms": {"doc_id": list(self.doc_ids)}})
+        if self.key_prefix:
+            out.append({"prefix": {"source_key": self.key_prefix}})
+        if self.langs:
+            out.append({"terms": {"lang": list(self.langs)}})
+        if self.kinds:
+            out.append({"terms": {"kind": list(self.kinds)}})
+        return out
+
+
+_DE_HINTS = frozenset(
+    "der die das und ist nicht ein eine wie was wo warum für mit auf den dem des zu von "
+    "im bei oder sind wird werden kann können ich sie wir".split()
+)
+_EN_HINTS = frozenset(
+    "the and is are not a an how what where why for with on of to in by or can "
+    "do does i you we".split()
+)
+
+
+def guess_query_lang(query: str) -> str | None:
+    """Cheap en/de guess for field boosting (umlauts/ß or stopwords); None if unsure."""
+    low = query.lower()
+    if any(ch in low for ch in "äöüß"):
+        return "de"
+    words = [w.strip(".,;:!?\"'()") for w in low.split()]
+    de = sum(w in _DE_HINTS for w in words)
+    en = sum(w in _EN_HINTS for w in words)
+    if de > en:
+        return "de"
+    if en > de:
+        return "en"
+    return None
+
+
+def bm25_fields(lang: str | None, boost: float = 2.0) -> list[str]:
+    fields = []
+    for code, name in LANG_FIELDS.items():
+        fields.append(f"{name}^{boost:g}" if code == lang else name)
+    fields.append(TEXT_FIELD)
+    return fields
+
+
+def bm25_clause(query: str, lang: str | None) -> dict[str, Any]:
+    return {
+        "multi_match": {
+            "query": query,
+            "fields": bm25_fields(lang),
+            "type": "best_fields",
+        }
+    }
+
+
+def bm25_query(
+    query: str, k: int, filters: SearchFilters | None = None, *, lang: str | None = None
+) -> dict[str, Any]:
+    f = filters or SearchFilters()
+    return {
+        "size": k,
+        "_source": {"excludes": SOURCE_EXCLUDES},
+        "query": {"bool": {"must": [bm25_clause(query, lang)], "filter": f.clauses()}},
+    }
+
+
+def knn_clause(vector: Sequence[float], k: int, filters: SearchFilters) -> dict[str, Any]:
+    # The filter inside the knn clause is Lucene's efficient filtering: the top k
+    # are chosen among matching (live) chunks, not filtered afterwards.
+    return {
+        "knn": {
+            "embedding": {
+                "vector": [float(x) for x in vector],
+                "k": k,
+                "filter": {"bool": {"filter": filters.clauses()}},
+            }
+        }
+    }
+
+
+def knn_query(
+    vector: Sequence[float], k: int, filters: SearchFilters | None = None
+) -> dict[str, Any]:
+    f = filters or SearchFilters()
+    return {
+        "size": k,
+        "_source": {"excludes": SOURCE_EXCLUDES},
+        "query": knn_clause(vector, k, f),
+    }
+
+
+def hybrid_query(
+    query: str,
+    vector: Sequence[float],
+    k: int,
+    filters: SearchFilters | None = None,
+    *,
+    lang: str | None = None,
+) -> dict[str, Any]:
+    """Server-side hybrid query (neural-search); run with a fusion search pipeline."""
+    f = filters or SearchFilters()
+    return {
+        "size": k,
+        "_source": {"excludes": SOURCE_EXCLUDES},
+        "query": {
+            "hybrid": {
+                "queries": [
+                    {"bool": {"must": [bm25_clause(query, lang)], "filter": f.clauses()}},
+                    knn_clause(vector, k, f),
+                ]
+            }
+        },
+    }
+
+
+def rrf_pipeline_body(rank_constant: int = RRF_K) -> dict[str, Any]:
+    """Search pipeline fusing hybrid sub-queries by RRF (neural-search >= 2.19)."""
+    return {
+        "description": "chunkwise hybrid: reciprocal rank fusion",
+        "phase_results_processors": [
+            {
+                "score-ranker-processor": {
+                    "combination": {"technique": "rrf", "rank_constant": rank_constant}
+                }
+            }
+        ],
+    }
+
+
+def normalization_pipeline_body(weights: tuple[float, float] = (0.5, 0.5)) -> dict[str, Any]:
+    """Fallback for neural-search without RRF: min-max normalisation + weighted mean."""
+    return {
+        "description": "chunkwise hybrid: min-max normalisation, arithmetic mean",
+        "phase_results_processors": [
+            {
+                "normalization-processor": {
+                    "normalization": {"technique": "min_max"},
+                    "combination": {
+                        "technique": "arithmetic_mean",
+                        "parameters": {"weights": list(weights)},
+                    },
+                }
+            }
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- results
+
+
+class Citation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    revision: str
+    page_start: int | None
+    page_end: int | None
+    start: int
+    end: int
+    heading_path: list[str]
+    body: str
+
+
+class ScoreBreakdown(BaseModel):
+    """Ranks are 1-based positions in each retriever's list; None = not retrieved."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fused: float
+    fusion: str  # "rrf-client", "rrf-server", "norm-server", "bm25", "knn"
+    bm25: float | None = None
+    bm25_rank: int | None = None
+    knn: float | None = None
+    knn_rank: int | None = None
+
+
+class Hit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    doc_id: str
+    chunk_index: int
+    last_modified: str | None
+    kind: str
+    lang: str
+    citation: Citation
+    score: ScoreBreakdown
+    text: str = Field(default="", repr=False)
+
+    @property
+    def revision(self) -> str:
+        return self.citation.revision
+
+
+def hit_from_source(
+    _id: str, src: Mapping[str, Any], score: ScoreBreakdown, *, with_text: bool = False
+) -> Hit:
+    return Hit(
+        id=_id,
+        doc_id=str(src.get("doc_id", "")),
+        chunk_index=int(src.get("chunk_index", 0)),
+        last_modified=src.get("last_modified"),
+        kind=str(src.get("kind", "")),
+        lang=str(src.get("lang", "")),
+        citation=Citation(
+            key=str(src.get("source_key", "")),
+            revision=str(src.get("revision", "")),
+            page_start=src.get("page_start"),
+            page_end=src.get("page_end"),
+            start=int(src.get("start", 0)),
+            end=int(src.get("end", 0)),
+            heading_path=list(src.get("heading_path") or []),
+            body=str(src.get("body", "")),
+        ),
+        score=score,
+        text=str(src.get("text", "")) if with_text else "",
+    )
+
+
+def rrf(ranked_lists: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion: score(d) = sum over lists of 1 / (k + rank(d)), rank from 1."""
+    scores: dict[str, float] = {}
+    for lst in ranked_lists:
+        seen: set[str] = set()
+        for rank, doc in enumerate(lst, start=1):
+            if doc in seen:
+                continue
+            seen.add(doc)
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+RawHit = Mapping[str, Any]  # one element of response["hits"]["hits"]
+
+
+def fuse_client_side(
+    bm25_hits: Sequence[RawHit], knn_hits: Sequence[RawHit], k: int = RRF_K
+) -> list[Hit]:
+    """RRF of two raw OpenSearch hit lists into Hits with the full score breakdown."""
+    bm25_ids = [str(h["_id"]) for h in bm25_hits]
+    knn_ids = [str(h["_id"]) for h in knn_hits]
+    fused = rrf([bm25_ids, knn_ids], k)
+    src: dict[str, RawHit] = {}
+    b_score: dict[str, tuple[float, int]] = {}
+    k_score: dict[str, tuple[float, int]] = {}
+    for rank, h in enumerate(bm25_hits, start=1):
+        b_score.setdefault(str(h["_id"]), (float(h.get("_score") or 0.0), rank))
+        src.setdefault(str(h["_id"]), h)
+    for rank, h in enumerate(knn_hits, start=1):
+        k_score.setdefault(str(h["_id"]), (float(h.get("_score") or 0.0), rank))
+        src.setdefault(str(h["_id"]), h)
+    # Ties broken deterministically by best single rank, then id.
+    order = sorted(
+        fused,
+        key=lambda d: (
+            -fused[d],
+            min(b_score.get(d, (0.0, 10**9))[1], k_score.get(d, (0.0, 10**9))[1]),
+            d,
+        ),
+    )
+    out: list[Hit] = []
+    for d in order:
+        b = b_score.get(d)
+        kn = k_score.get(d)
+        out.append(
+            hit_from_source(
+                d,
+                src[d]["_source"],
+                ScoreBreakdown(
+                    fused=fused[d],
+                    fusion="rrf-client",
+                    bm25=b[0] if b else None,
+                    bm25_rank=b[1] if b else None,
+                    knn=kn[0] if kn else None,
+                    knn_rank=kn[1] if kn else None,
+                ),
+            )
+        )
+    return out
+
+
+def hits_from_response(
+    response: Mapping[str, Any],
+    fusion: str,
+    *,
+    bm25_ranks: Mapping[str, tuple[float, int]] | None = None,
+    knn_ranks: Mapping[str, tuple[float, int]] | None = None,
+) -> list[Hit]:
+    """Hits of a single (server-fused or single-retriever) response."""
+    out: list[Hit] = []
+    for h in response.get("hits", {}).get("hits", []):
+        d = str(h["_id"])
+        score = float(h.get("_score") or 0.0)
+        b = (bm25_ranks or {}).get(d)
+        kn = (knn_ranks or {}).get(d)
+        if fusion == "bm25" and b is None:
+            b = (score, len(out) + 1)
+        if fusion == "knn" and kn is None:
+            kn = (score, len(out) + 1)
+        out.append(
+            hit_from_source(
+                d,
+                h["_source"],
+                ScoreBreakdown(
+                    fused=score,
+                    fusion=fusion,
+                    bm25=b[0] if b else None,
+                    bm25_rank=b[1] if b else None,
+                    knn=kn[0] if kn else None,
+                    knn_rank=kn[1] if kn else None,
+                ),
+            )
+        )
+    return out
+
+
+def keep_newest_revision(hits: Iterable[Hit]) -> list[Hit]:
+    """Drop every hit whose document has a newer revision elsewhere in the list."""
+    hits = list(hits)
+    newest: dict[str, tuple[str, str]] = {}
+    for h in hits:
+        key = revision_sort_key(h.last_modified, h.revision)
+        if h.doc_id not in newest or key > newest[h.doc_id]:
+            newest[h.doc_id] = key
+    return [h for h in hits if revision_sort_key(h.last_modified, h.revision) == newest[h.doc_id]]
+
+
+def dedupe_overlapping(hits: Iterable[Hit]) -> list[Hit]:
+    """Keep the best-ranked of hits whose [start, end) spans overlap in one revision."""
+    kept: list[Hit] = []
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for h in hits:
+        c = h.citation
+        lst = spans.setdefault((h.doc_id, c.revision), [])
+        if any(c.start < e and s < c.end for s, e in lst):
+            continue
+        if c.start == c.end and any(s == c.start == e for s, e in lst):
+            continue
+        lst.append((c.start, c.end))
+        kept.append(h)
+    return kept
+
+
+def postprocess(hits: Iterable[Hit], k: int) -> list[Hit]:
+    """Newest revision per document, no overlapping spans, at most k hits."""
+    return dedupe_overlapping(keep_newest_revision(hits))[:k]
+
+
+def format_hit(h: Hit, rank: int) -> str:
+    c = h.citation
+    pages = ""
+    if c.page_start is not None:
+        pages = (
+            f" p.{c.page_start}"
+            if c.page_end in (None, c.page_start)
+            else f" pp.{c.page_start}-{c.page_end}"
+        )
+    head = " > ".join(c.heading_path)
+    s = h.score
+    parts = [f"{s.fusion} {s.fused:.4f}"]
+    if s.bm25_rank is not None:
+        parts.append(f"bm25 #{s.bm25_rank} {s.bm25:.3f}")
+    if s.knn_rank is not None:
+        parts.append(f"knn #{s.knn_rank} {s.knn:.3f}")
+    body = c.body if len(c.body) <= 400 else c.body[:400] + "…"
+    lines = [
+        f"{rank}. {c.key} @ {c.revision}{pages} [{c.start}, {c.end})  ({', '.join(parts)})",
+    ]
+    if head:
+        lines.append(f"   {head}")
+    lines.append("   " + body.replace("\n", "\n   "))
+    return "\n".join(lines)

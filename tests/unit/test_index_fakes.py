@@ -1,0 +1,125 @@
+"""In-memory fakes of the S3 and index ports (shared by unit and integration tests)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from chunkwise.index import (
+    ObjectVersion,
+    RevisionState,
+    State,
+)
+from chunkwise.schema import Chunk
+
+
+@dataclass
+class FakeS3:
+    """Versioned bucket: key -> list of versions, newest last; None marks a delete marker."""
+
+    bucket: str = "bucket"
+    versions: dict[str, list[ObjectVersion | None]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    heads: int = 0
+
+    def put(self, key: str, version_id: str, last_modified: str) -> ObjectVersion:
+        v = ObjectVersion(
+            last_modified=last_modified,
+            version_id=version_id,
+            key=key,
+            bucket=self.bucket,
+            etag=f'"{version_id}"',
+        )
+        with self.lock:
+            self.versions.setdefault(key, []).append(v)
+        return v
+
+    def delete(self, key: str) -> None:
+        with self.lock:
+            self.versions.setdefault(key, []).append(None)
+
+    def head_current(self, key: str) -> ObjectVersion | None:
+        with self.lock:
+            self.heads += 1
+            lst = self.versions.get(key) or [None]
+            return lst[-1]
+
+
+def make_chunks(doc_id: str, v: ObjectVersion, n: int = 3, lang: str = "en") -> list[Chunk]:
+    out = []
+    pos = 0
+    for i in range(n):
+        body = f"Revision {v.version_id} of {v.key}, part {i}: lorem ipsum dolor. "
+        out.append(
+            Chunk(
+                doc_id=doc_id,
+                source_key=v.key,
+                revision=v.revision,
+                source_etag=v.etag,
+                last_modified=v.last_modified,
+                chunk_index=i,
+                start=pos,
+                end=pos + len(body),
+                byte_start=pos,
+                byte_end=pos + len(body.encode()),
+                body=body,
+                text=body,
+                token_count=len(body.split()) + 2,
+                lang=lang,
+            )
+        )
+        pos += len(body)
+    return out
+
+
+class FakeIndex:
+    """IndexPort in memory: _id -> (revision, chunk_index, state, expected)."""
+
+    def __init__(self) -> None:
+        self.docs: dict[str, dict[str, tuple[str, int, State, int]]] = {}
+        self.lock = threading.Lock()
+        self.fail_revisions: set[str] = set()
+
+    def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
+        with self.lock:
+            counts: dict[str, dict[str, int]] = {}
+            expected: dict[str, int] = {}
+            for rev, _i, st, exp in self.docs.get(doc_id, {}).values():
+                c = counts.setdefault(rev, {})
+                c[st.value] = c.get(st.value, 0) + 1
+                expected[rev] = max(expected.get(rev, 0), exp)
+            return {r: RevisionState(r, c, expected[r]) for r, c in counts.items()}
+
+    def write_revision(
+        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
+    ) -> None:
+        from chunkwise.errors import PermanentError
+
+        if chunks and chunks[0].revision in self.fail_revisions:
+            raise PermanentError("mapping failure (fake)")
+        with self.lock:
+            for c in chunks:
+                d = self.docs.setdefault(c.doc_id, {})
+                d[c.chunk_id] = (c.revision, c.chunk_index, State.PENDING, len(chunks))
+
+    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None:
+        with self.lock:
+            d = self.docs.get(doc_id, {})
+            for cid, (rev, i, st, exp) in list(d.items()):
+                if rev == revision and i >= n_chunks:
+                    del d[cid]
+                elif rev == revision and st is State.PENDING:
+                    d[cid] = (rev, i, State.LIVE, exp)
+
+    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
+        new = State.SUPERSEDED if keep_revision is not None else State.DELETED
+        with self.lock:
+            d = self.docs.get(doc_id, {})
+            for cid, (rev, i, st, exp) in list(d.items()):
+                if rev != keep_revision and st in (State.LIVE, State.PENDING):
+                    d[cid] = (rev, i, new, exp)
+
+    def live(self, doc_id: str) -> set[str]:
+        with self.lock:
+            return {r for r, _i, st, _e in self.docs.get(doc_id, {}).values() if st is State.LIVE}

@@ -1,0 +1,269 @@
+"""Pure index code: names, mapping, documents, bulk actions, revision planning, reconcile."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_index_fakes import FakeIndex, FakeS3, make_chunks
+
+from chunkwise.errors import ConfigError, PermanentError
+from chunkwise.index import (
+    Action,
+    IndexNames,
+    ObjectVersion,
+    RevisionState,
+    State,
+    bulk_actions,
+    chunk_document,
+    flip_live_body,
+    index_body,
+    is_converged,
+    lang_fields,
+    make_doc_id,
+    new_generation_id,
+    parse_duration_seconds,
+    parse_revision_states,
+    plan_reconcile,
+    reconcile,
+    revision_sort_key,
+    supersede_body,
+    swap_actions,
+    sweep_body,
+)
+
+
+def _embed(texts: object) -> list[list[float]]:
+    return [[0.1, 0.2, 0.3] for _ in texts]  # type: ignore[attr-defined]
+
+
+def test_names_and_validation() -> None:
+    n = IndexNames("t1")
+    assert n.index("g1") == "t1-g1"
+    assert n.read_alias == "t1" and n.write_alias == "t1-write"
+    assert n.generation_of("t1-g1") == "g1" and n.generation_of("other-g1") is None
+    with pytest.raises(ConfigError, match="generation"):
+        n.index("write")
+    with pytest.raises(ConfigError, match="generation"):
+        n.index("G1")
+    with pytest.raises(ConfigError, match="prefix"):
+        IndexNames("Bad Prefix")
+    assert new_generation_id().startswith("g")
+    assert make_doc_id("b", "k") == make_doc_id("b", "k") != make_doc_id("b", "k2")
+    assert len(make_doc_id("b", "ä/ö 🎉")) == 32
+
+
+def test_mapping_has_language_fields_knn_and_keywords() -> None:
+    body = index_body(384, embedder_name="m", generation="g1")
+    props = body["mappings"]["properties"]
+    assert body["mappings"]["dynamic"] == "strict"
+    assert body["settings"]["index"]["knn"] is True
+    assert props["text_en"]["analyzer"] == "english"
+    assert props["text_de"]["analyzer"] == "german"
+    assert props["text"]["analyzer"] == "standard"
+    emb = props["embedding"]
+    assert emb["dimension"] == 384
+    assert emb["method"]["engine"] == "lucene" and emb["method"]["space_type"] == "cosinesimil"
+    for kw in ("doc_id", "source_key", "revision", "kind", "lang", "heading_path", "state"):
+        assert props[kw]["type"] == "keyword"
+    for i in ("page_start", "page_end", "start", "end"):
+        assert props[i]["type"] == "integer"
+    assert props["superseded_at"]["type"] == "date"
+    with pytest.raises(ConfigError, match="dimension"):
+        index_body(0)
+
+
+def test_language_decides_bm25_fields() -> None:
+    assert lang_fields("en") == ["text_en"]
+    assert lang_fields("de-AT") == ["text_de"]
+    assert lang_fields("und") == ["text_en", "text_de"]
+    v = ObjectVersion("2025-01-01T00:00:00Z", "v1", key="k")
+    de = make_chunks("d", v, 1, lang="de")[0]
+    doc = chunk_document(de, [0.0], revision_chunks=1, now="2025-01-01T00:00:00Z")
+    assert doc["text_de"] == de.text and "text_en" not in doc
+    assert doc["text"] == de.text and doc["state"] == "pending"
+    und = make_chunks("d", v, 1, lang="und")[0]
+    doc = chunk_document(und, [0.0], revision_chunks=1)
+    assert doc["text_en"] == doc["text_de"] == und.text
+
+
+def test_bulk_actions_ids_routing_and_counts() -> None:
+    v = ObjectVersion("2025-01-01T00:00:00Z", "v1", key="k")
+    chunks = make_chunks("doc", v, 3)
+    acts = list(bulk_actions(chunks, [[0.0]] * 3, index="t-write"))
+    assert [a["_id"] for a in acts] == ["doc:v1:0", "doc:v1:1", "doc:v1:2"]
+    assert {a["_routing"] for a in acts} == {"doc"}
+    assert {a["_source"]["revision_chunks"] for a in acts} == {3}
+    with pytest.raises(ValueError, match="embeddings"):
+        list(bulk_actions(chunks, [[0.0]], index="x"))
+
+
+def test_empty_last_modified_is_null_not_empty_date() -> None:
+    v = ObjectVersion("", "v1", key="k")
+    doc = chunk_document(make_chunks("d", v, 1)[0], [0.0], revision_chunks=1)
+    assert doc["last_modified"] is None
+
+
+def test_swap_is_one_atomic_body_with_filtered_read_alias() -> None:
+    n = IndexNames("t")
+    body = swap_actions(n, "t-g2", current_write=["t-g1"], current_read=["t-g1"])
+    acts = body["actions"]
+    assert {"remove": {"index": "t-g1", "alias": "t-write"}} in acts
+    assert {"remove": {"index": "t-g1", "alias": "t"}} in acts
+    add_read = next(a["add"] for a in acts if "add" in a and a["add"]["alias"] == "t")
+    assert add_read["filter"] == {"term": {"state": "live"}}
+    add_write = next(a["add"] for a in acts if "add" in a and a["add"]["alias"] == "t-write")
+    assert add_write["is_write_index"] is True
+    # idempotent re-swap onto the same index removes nothing
+    again = swap_actions(n, "t-g2", current_write=["t-g2"], current_read=["t-g2"])
+    assert all("remove" not in a for a in again["actions"])
+
+
+def test_state_bodies() -> None:
+    flip = flip_live_body("d", "r2", "now")
+    assert {"term": {"state": "pending"}} in flip["query"]["bool"]["filter"]
+    sup = supersede_body("d", "r2", "now")
+    assert sup["query"]["bool"]["must_not"] == [{"term": {"revision": "r2"}}]
+    assert sup["script"]["params"]["state"] == "superseded"
+    retire = supersede_body("d", None, "now", state=State.DELETED)
+    assert "must_not" not in retire["query"]["bool"]
+    assert sweep_body("2025-01-01")["query"]["bool"]["filter"][1] == {
+        "range": {"superseded_at": {"lt": "2025-01-01"}}
+    }
+    assert parse_duration_seconds("30d") == 30 * 86400
+    with pytest.raises(ConfigError, match="older-than"):
+        parse_duration_seconds("soon")
+
+
+def test_parse_revision_states() -> None:
+    resp = {
+        "aggregations": {
+            "revisions": {
+                "buckets": [
+                    {
+                        "key": "r1",
+                        "states": {"buckets": [{"key": "live", "doc_count": 3}]},
+                        "expected": {"value": 3.0},
+                    }
+                ]
+            }
+        }
+    }
+    s = parse_revision_states(resp)
+    assert s["r1"].complete_live and s["r1"].n(State.LIVE) == 3
+
+
+def _rs(rev: str, exp: int, **counts: int) -> RevisionState:
+    return RevisionState(rev, counts, exp)
+
+
+def test_plan_reconcile_decisions() -> None:
+    cur = ObjectVersion("2025-01-02T00:00:00Z", "r2", key="k")
+    assert plan_reconcile(cur, {}).action is Action.INDEX
+    assert plan_reconcile(cur, {"r2": _rs("r2", 3, live=3)}).action is Action.KEEP
+    assert plan_reconcile(cur, {"r2": _rs("r2", 3, live=1, pending=2)}).action is Action.FLIP
+    assert plan_reconcile(cur, {"r2": _rs("r2", 3, pending=1)}).action is Action.INDEX
+    # a superseded current revision (e.g. a newer version was deleted) is re-indexed
+    assert plan_reconcile(cur, {"r2": _rs("r2", 3, superseded=3)}).action is Action.INDEX
+    p = plan_reconcile(cur, {"r1": _rs("r1", 2, live=2), "r2": _rs("r2", 3, live=3)})
+    assert p.supersede == ("r1",)
+    gone = plan_reconcile(None, {"r1": _rs("r1", 2, live=2)})
+    assert gone.action is Action.RETIRE and gone.supersede == ("r1",)
+    assert is_converged(None, {"r1": _rs("r1", 2, deleted=2)})
+    assert not is_converged(cur, {"r1": _rs("r1", 2, live=2), "r2": _rs("r2", 3, live=3)})
+
+
+def test_revision_order_is_last_modified_then_version() -> None:
+    a = revision_sort_key("2025-01-01T00:00:00Z", "zzz")
+    b = revision_sort_key("2025-01-01T00:00:01+00:00", "aaa")
+    assert b > a
+    assert revision_sort_key("2025-01-01T00:00:00.000Z", "b") > revision_sort_key(
+        "2025-01-01T00:00:00+00:00", "a"
+    )
+
+
+def _setup() -> tuple[FakeS3, FakeIndex, str]:
+    return FakeS3(), FakeIndex(), make_doc_id("bucket", "docs/a.md")
+
+
+def _run(s3: FakeS3, idx: FakeIndex, doc: str, key: str = "docs/a.md") -> object:
+    return reconcile(
+        key,
+        doc,
+        s3=s3,
+        index=idx,
+        load_chunks=lambda v: make_chunks(doc, v, 3),
+        embed=_embed,
+    )
+
+
+def test_reconcile_new_revision_supersedes_old_and_delete_retires() -> None:
+    s3, idx, doc = _setup()
+    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    _run(s3, idx, doc)
+    assert idx.live(doc) == {"r1"}
+    s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+    _run(s3, idx, doc)
+    assert idx.live(doc) == {"r2"}
+    # replay of the old event changes nothing: S3 says r2
+    res = _run(s3, idx, doc)
+    assert idx.live(doc) == {"r2"} and res.actions == [Action.KEEP]  # type: ignore[attr-defined]
+    s3.delete("docs/a.md")
+    _run(s3, idx, doc)
+    assert idx.live(doc) == set()
+
+
+def test_rejected_revision_never_goes_live() -> None:
+    s3, idx, doc = _setup()
+    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    _run(s3, idx, doc)
+    s3.put("docs/a.md", "bad", "2025-01-02T00:00:00Z")
+    idx.fail_revisions.add("bad")
+    with pytest.raises(PermanentError):
+        _run(s3, idx, doc)
+    assert idx.live(doc) == {"r1"}  # old revision still served, nothing half-live
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ops=st.lists(st.sampled_from(["put", "delete"]), min_size=1, max_size=5),
+    events=st.data(),
+)
+def test_any_event_order_converges_on_s3_current(ops: list[str], events: st.DataObject) -> None:
+    s3, idx, doc = _setup()
+    for i, op in enumerate(ops):
+        if op == "put":
+            s3.put("docs/a.md", f"v{i}", f"2025-01-01T00:00:{i:02d}Z")
+        else:
+            s3.delete("docs/a.md")
+    # events: each change produces an event; they may be duplicated, dropped, reordered
+    n = events.draw(st.integers(min_value=1, max_value=2 * len(ops)))
+    for _ in range(n):
+        _run(s3, idx, doc)
+    cur = s3.head_current("docs/a.md")
+    assert idx.live(doc) == ({cur.revision} if cur else set())
+
+
+def test_concurrent_writers_converge_with_fakes() -> None:
+    s3, idx, doc = _setup()
+    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    errors: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        try:
+            if i == 3:
+                s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+            _run(s3, idx, doc)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _run(s3, idx, doc)
+    assert not errors
+    assert idx.live(doc) == {"r2"}

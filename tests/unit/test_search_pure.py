@@ -1,0 +1,182 @@
+"""Pure search code: query bodies, RRF, newest-revision filter, span dedupe, hits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chunkwise.search import (
+    RRF_K,
+    SearchFilters,
+    bm25_query,
+    dedupe_overlapping,
+    format_hit,
+    fuse_client_side,
+    guess_query_lang,
+    hits_from_response,
+    hybrid_query,
+    keep_newest_revision,
+    knn_query,
+    postprocess,
+    rrf,
+    rrf_pipeline_body,
+)
+
+
+def _src(doc: str, rev: str, lm: str, start: int, end: int, **kw: Any) -> dict[str, Any]:
+    return {
+        "doc_id": doc,
+        "source_key": f"key/{doc}",
+        "revision": rev,
+        "last_modified": lm,
+        "start": start,
+        "end": end,
+        "body": "x" * (end - start),
+        "heading_path": ["H1", "H2"],
+        "page_start": 1,
+        "page_end": 2,
+        "kind": "prose",
+        "lang": "en",
+        "chunk_index": kw.get("i", 0),
+    }
+
+
+def _raw(_id: str, score: float, src: dict[str, Any]) -> dict[str, Any]:
+    return {"_id": _id, "_score": score, "_source": src}
+
+
+def test_filters_build_clauses() -> None:
+    f = SearchFilters(doc_ids=("d1",), key_prefix="docs/", langs=("de",), kinds=("table",))
+    cl = f.clauses()
+    assert {"term": {"state": "live"}} in cl
+    assert {"terms": {"doc_id": ["d1"]}} in cl
+    assert {"prefix": {"source_key": "docs/"}} in cl
+    assert {"terms": {"lang": ["de"]}} in cl
+    assert {"terms": {"kind": ["table"]}} in cl
+
+
+def test_bm25_knn_hybrid_bodies() -> None:
+    b = bm25_query("Wie kündige ich?", 5, lang="de")
+    mm = b["query"]["bool"]["must"][0]["multi_match"]
+    assert mm["fields"] == ["text_en", "text_de^2", "text"]
+    assert "embedding" in b["_source"]["excludes"]
+    k = knn_query([0.5, 0.5], 7)
+    assert k["query"]["knn"]["embedding"]["k"] == 7
+    assert k["query"]["knn"]["embedding"]["filter"]["bool"]["filter"] == [
+        {"term": {"state": "live"}}
+    ]
+    h = hybrid_query("q", [0.1], 3, SearchFilters(kinds=("table",)))
+    subs = h["query"]["hybrid"]["queries"]
+    assert len(subs) == 2 and "knn" in subs[1]
+    assert {"terms": {"kind": ["table"]}} in subs[0]["bool"]["filter"]
+    p = rrf_pipeline_body()
+    proc = p["phase_results_processors"][0]["score-ranker-processor"]
+    assert proc["combination"] == {"technique": "rrf", "rank_constant": 60}
+
+
+def test_guess_query_lang() -> None:
+    assert guess_query_lang("Kündigungsfrist") == "de"
+    assert guess_query_lang("wie ist die Frist") == "de"
+    assert guess_query_lang("what is the deadline") == "en"
+    assert guess_query_lang("GmbH") is None
+
+
+def test_rrf_formula() -> None:
+    s = rrf([["a", "b", "c"], ["c", "a"]])
+    assert s["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert s["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert s["b"] == pytest.approx(1 / 62)
+    assert RRF_K == 60
+
+
+@given(st.lists(st.lists(st.sampled_from("abcdefg"), unique=True, max_size=7), max_size=4))
+def test_rrf_properties(lists: list[list[str]]) -> None:
+    s = rrf(lists)
+    assert set(s) == {d for lst in lists for d in lst}
+    for v in s.values():
+        assert 0 < v <= len(lists) / (RRF_K + 1)
+
+
+def test_fuse_client_side_breakdown() -> None:
+    a = _raw("a", 9.0, _src("d1", "r1", "2025-01-01T00:00:00Z", 0, 10))
+    b = _raw("b", 5.0, _src("d2", "r1", "2025-01-01T00:00:00Z", 0, 10))
+    c = _raw("c", 0.9, _src("d3", "r1", "2025-01-01T00:00:00Z", 0, 10))
+    hits = fuse_client_side([a, b], [c, a])
+    assert [h.id for h in hits] == ["a", "c", "b"]
+    top = hits[0].score
+    assert top.bm25_rank == 1 and top.knn_rank == 2 and top.fusion == "rrf-client"
+    assert top.fused == pytest.approx(1 / 61 + 1 / 62)
+    assert hits[1].score.bm25 is None and hits[1].score.knn == pytest.approx(0.9)
+    cit = hits[0].citation
+    assert cit.key == "key/d1" and cit.revision == "r1" and (cit.start, cit.end) == (0, 10)
+    assert cit.heading_path == ["H1", "H2"] and cit.page_start == 1
+    assert "key/d1 @ r1 pp.1-2 [0, 10)" in format_hit(hits[0], 1)
+
+
+def test_keep_newest_revision_never_mixes_revisions() -> None:
+    old = _raw("o", 10.0, _src("d1", "r1", "2025-01-01T00:00:00Z", 0, 10))
+    new = _raw("n", 1.0, _src("d1", "r2", "2025-01-02T00:00:00Z", 0, 10, i=1))
+    other = _raw("x", 5.0, _src("d2", "r9", "2024-01-01T00:00:00Z", 0, 10))
+    hits = hits_from_response({"hits": {"hits": [old, other, new]}}, "rrf-server")
+    kept = keep_newest_revision(hits)
+    assert [h.id for h in kept] == ["x", "n"]
+    # same last-modified: version id decides
+    t = "2025-01-01T00:00:00Z"
+    tie = hits_from_response(
+        {
+            "hits": {
+                "hits": [
+                    _raw("p", 1, _src("d", "a", t, 0, 1)),
+                    _raw("q", 1, _src("d", "b", t, 2, 3)),
+                ]
+            }
+        },
+        "bm25",
+    )
+    assert [h.id for h in keep_newest_revision(tie)] == ["q"]
+
+
+def test_dedupe_overlapping_spans_keeps_best_ranked() -> None:
+    lm = "2025-01-01T00:00:00Z"
+    hits = hits_from_response(
+        {
+            "hits": {
+                "hits": [
+                    _raw("a", 3, _src("d", "r", lm, 0, 100)),
+                    _raw("b", 2, _src("d", "r", lm, 50, 150)),
+                    _raw("c", 1, _src("d", "r", lm, 100, 200)),
+                    _raw("e", 1, _src("e", "r", lm, 0, 100)),
+                ]
+            }
+        },
+        "knn",
+    )
+    assert [h.id for h in dedupe_overlapping(hits)] == ["a", "c", "e"]
+    assert [h.id for h in postprocess(hits, 2)] == ["a", "c"]
+    assert hits[0].score.knn_rank == 1
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["d1", "d2", "d3"]), st.integers(0, 3), st.integers(0, 50)),
+        max_size=30,
+    )
+)
+def test_postprocess_invariants(items: list[tuple[str, int, int]]) -> None:
+    raws = [
+        _raw(f"{d}:{r}:{i}", 1.0, _src(d, f"r{r}", f"2025-01-0{r + 1}T00:00:00Z", s, s + 10, i=i))
+        for i, (d, r, s) in enumerate(items)
+    ]
+    out = postprocess(hits_from_response({"hits": {"hits": raws}}, "bm25"), 100)
+    revs: dict[str, set[str]] = {}
+    for h in out:
+        revs.setdefault(h.doc_id, set()).add(h.revision)
+    assert all(len(v) == 1 for v in revs.values())
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for h in out:
+        for s, e in spans.get(h.doc_id, []):
+            assert not (h.citation.start < e and s < h.citation.end)
+        spans.setdefault(h.doc_id, []).append((h.citation.start, h.citation.end))

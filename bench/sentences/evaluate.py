@@ -30,7 +30,9 @@ Method
 Methods: ``icu`` (raw ICU sentence BreakIterator for the language),
 ``icu_ss`` (ICU with the ``@ss=standard`` abbreviation suppression) and
 ``chunkwise`` (``chunkwise.segment.split_sentences``: ICU plus the correction
-layer).
+layer) and ``chunkwise_und`` (the same without a language: ICU root rules plus
+the English and German corrections together, as used when the language of a
+block is unknown).
 
 Dev/test protocol: the correction rules were developed by looking only at the
 errors on the *dev* files (EWT dev, GSD dev).  EWT test and GSD test are the
@@ -65,7 +67,7 @@ DATASETS: list[tuple[str, str, str, str]] = [
     ("de", "UD_German-PUD", "de_pud-ud-test", "test"),
 ]
 
-METHODS = ("icu", "icu_ss", "chunkwise")
+METHODS = ("icu", "icu_ss", "chunkwise", "chunkwise_und")
 
 
 @dataclass
@@ -142,6 +144,8 @@ def splitter(method: str, lang: str) -> Callable[[str], list[int]]:
         return _icu_splitter(f"{lang}@ss=standard")
     if method == "chunkwise":
         return _chunkwise_splitter(lang)
+    if method == "chunkwise_und":
+        return _chunkwise_splitter("und")
     raise ValueError(method)
 
 

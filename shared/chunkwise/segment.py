@@ -138,8 +138,9 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
 # (merge two ICU sentences), never add one, so every boundary stays an ICU
 # boundary (and therefore a grapheme boundary, never inside CR LF).  A
 # boundary is examined only when the text before it (ignoring the whitespace
-# ICU attached to the sentence) ends in "." or, for the glued rule, "?"/"!".
-# A boundary whose whitespace contains a line break is always kept.
+# ICU attached to the sentence) ends in "." (rules 1-7), "?"/"!" (rule 9), or
+# has no whitespace at all (rule 8).  A boundary whose whitespace contains a
+# line break is always kept.
 #
 # Vocabulary: ``left`` = the whitespace-delimited token ending at the dot
 # (leading quotes/brackets stripped), ``prev`` = the token before it,
@@ -148,7 +149,7 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
 # sentence ("The", "He", "Dann", "Die", ...): before a starter an ambiguous
 # abbreviation is taken to end the sentence.
 #
-# Rules, in order (first match decides):
+# Rules (for a dot: 7, then 1, then 2-4, 5, 6; the first that applies decides):
 #  1. multi-part abbreviations ("z. B.", "d. h.", "u. a.", "i. d. R.",
 #     "v. Chr.", "e. g."): never split between their parts; after the last
 #     part the abbreviation's class (below) decides.
@@ -177,12 +178,19 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
 #  8. glued terminators: "?", "!" or "." immediately followed (no space) by
 #     an ASCII letter/digit or URL character is not a sentence end
 #     ("search?q=x", "Yahoo!Mail", "...Now").
+#  9. "?" or "!" inside a closing quote or bracket, followed by a lower-case
+#     word: the quotation or aside goes on ('"Welcome!" to Darin',
+#     '„Wirklich?“ fragte sie').  German (only "de", where sentences never
+#     start in lower case) also merges "?"/"!" + lower-case word without a
+#     closer; English text often starts sentences in lower case.
 #
 # Rules 1-5 use the abbreviation lists of the language ("en", "de"); None /
-# "und" use the union of both; other languages get rules 5, 7 and 8 only.
+# "und" use the union of both (rule 9 without a closer: "de" only); other
+# languages get rules 5, 7, 8 and 9 (with a closer) only.
 
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x85\u2028\u2029]")
 _OPENERS = "\"'`„“”‚‘’»«‹›([{¿¡*"
+_QUOTE_CLOSERS = "\"'`“”‘’»«‹›)]},"
 _CLOSERS = ",;:\"'`“”‘’»«‹›)]}!?"
 _INITIALS = re.compile(r"(?:[^\W\d_]\.){1,5}")
 _ORDINAL = re.compile(r"\d{1,3}\.")
@@ -241,8 +249,10 @@ class _Rules:
         multi: list[tuple[tuple[str, ...], _Class]],
         starters: frozenset[str],
         ordinals: bool,
+        lower_after_stop: bool = False,
     ) -> None:
         self.single = single
+        self.lower_after_stop = lower_after_stop
         self.starters = starters
         self.ordinals = ordinals
         # Index multi-part abbreviations by the part that ends at a boundary:
@@ -323,7 +333,9 @@ def _build_rules(code: str) -> _Rules:
     if code == "en":
         return _Rules(dict(_SINGLE_EN), _MULTI_EN, _STARTERS_EN, ordinals=False)
     if code == "de":
-        return _Rules(dict(_SINGLE_DE), _MULTI_DE, _STARTERS_DE, ordinals=True)
+        return _Rules(
+            dict(_SINGLE_DE), _MULTI_DE, _STARTERS_DE, ordinals=True, lower_after_stop=True
+        )
     if code == "":
         single: dict[str, _Class] = dict(_SINGLE_EN)
         for key, cls in _SINGLE_DE.items():
@@ -379,7 +391,15 @@ def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
     if j == b:
         # Rule 8: glued terminator.
         return not (last in ".?!" and _GLUED_NEXT.match(text, b) is not None)
-    if last != "." or _LINE_BREAK.search(text, j, b):
+    if _LINE_BREAK.search(text, j, b):
+        return True
+    if last != ".":
+        # Rule 9: "?"/"!" followed by a lower-case word.
+        k = j
+        while k > 0 and text[k - 1] in _QUOTE_CLOSERS:
+            k -= 1
+        if k > 0 and text[k - 1] in "?!" and text[b].islower():
+            return not (k < j or rules.lower_after_stop)
         return True
 
     # Rule 7: an ICU sentence that is only a list label.

@@ -299,3 +299,32 @@ def test_ss_standard_is_not_used() -> None:
     # ICU's de@ss=standard would swallow this true boundary.
     text = "Er sprach mit der Vater. Dann ging er."
     assert len(split_sentences(text, "de")) == 2
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected", "icu_oversplits"),
+    [
+        ("en", 'A big "Welcome!" to Darin. Yes.', ['A big "Welcome!" to Darin. ', "Yes."], True),
+        ("de", "„Wirklich?“ fragte sie. Ja.", ["„Wirklich?“ fragte sie. ", "Ja."], True),
+        ("de", "Toll! und dann? nichts. Gut.", ["Toll! und dann? nichts. ", "Gut."], True),
+        # English sentences do start in lower case in informal text: keep.
+        (
+            "en",
+            "where did you grow up? india? ok.",
+            ["where did you grow up? ", "india? ", "ok."],
+            False,
+        ),
+    ],
+)
+def test_terminator_before_lower_case(
+    lang: str, text: str, expected: list[str], icu_oversplits: bool
+) -> None:
+    assert sentences(text, lang) == expected
+    raw_count = len(raw_sentence_boundaries(text, lang)) - 1
+    assert (raw_count > len(expected)) == icu_oversplits
+
+
+def test_glued_terminator_is_not_a_break() -> None:
+    text = "Go to google.com/search?q=x&y=1 now. Then stop."
+    assert len(raw_sentence_boundaries(text, "en")) == 4  # ICU breaks after "?"
+    assert sentences(text, "en") == ["Go to google.com/search?q=x&y=1 now. ", "Then stop."]

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# A real single-node OpenSearch for local runs and CI, assembled from Maven Central (no Docker).
+#
+#   tools/opensearch/opensearch.sh up [--port N] [--fresh]   start (idempotent), wait for yellow
+#   tools/opensearch/opensearch.sh down                      SIGTERM, wait, then SIGKILL
+#   tools/opensearch/opensearch.sh status                    exit 0 if the node answers
+#   tools/opensearch/opensearch.sh build                     only resolve/assemble (pom.xml)
+#
+# Environment:
+#   OPENSEARCH_URL            use that cluster instead (Docker, AWS...): start/stop nothing
+#   OPENSEARCH_PORT           HTTP port, default 9200 (transport port: HTTP port + 100)
+#   OPENSEARCH_STATE_DIR      default <repo>/.local/opensearch (pid, port, node.log, data/)
+#   OPENSEARCH_HEAP           max heap, default 1g (min heap 512m)
+#   OPENSEARCH_START_TIMEOUT  seconds to wait for yellow, default 120
+#   OPENSEARCH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL, default 30
+#   OPENSEARCH_JAVA           java binary (11..21), default: $JAVA_HOME/bin/java, else java
+#   OPENSEARCH_SETTINGS       extra node settings, e.g. "-Eknn.algo_param.index_thread_qty=1"
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+STATE="${OPENSEARCH_STATE_DIR:-$REPO/.local/opensearch}"
+PIDFILE="$STATE/pid"
+PORTFILE="$STATE/port"
+LOG="$STATE/node.log"
+NODE_HOME="$HERE/target/home"
+LAUNCHER="$HERE/target/opensearch-local-launcher.jar"
+STAMP="$NODE_HOME/.assembled"
+MAIN_CLASS="chunkwise.opensearch.LocalNode"
+NODE_NAME="chunkwise-local"
+
+say() { printf 'opensearch: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+# --- HTTP helpers (curl if present, else the Python standard library) ---------------------
+http_get() { # url -> body on stdout; non-zero if unreachable or HTTP error
+    if command -v curl >/dev/null 2>&1; then
+        curl -fsS --max-time 5 "$1" 2>/dev/null
+    else
+        python3 - "$1" <<'PY' 2>/dev/null
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+    sys.stdout.write(r.read().decode())
+PY
+    fi
+}
+json_field() { # field -> value of a top-level/nested string field from JSON on stdin
+    python3 -c 'import json,sys
+d=json.load(sys.stdin)
+for k in sys.argv[1].split("."): d=d[k]
+print(d)' "$1" 2>/dev/null
+}
+health_status() { # base-url -> green|yellow|red, or nothing
+    http_get "$1/_cluster/health" | json_field status || true
+}
+port_busy() { # port -> 0 if something listens on 127.0.0.1:port
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# --- the node process ----------------------------------------------------------------------
+our_pid() { # prints the pid if the pid file names a live LocalNode JVM
+    [[ -f "$PIDFILE" ]] || return 1
+    local pid
+    pid="$(cat "$PIDFILE" 2>/dev/null || true)"
+    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+    kill -0 "$pid" 2>/dev/null || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$MAIN_CLASS" || return 1
+    echo "$pid"
+}
+
+pick_java() {
+    local java="${OPENSEARCH_JAVA:-}"
+    if [[ -z "$java" ]]; then
+        if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then java="$JAVA_HOME/bin/java"; else java=java; fi
+    fi
+    command -v "$java" >/dev/null 2>&1 || die "no java found (need Java 11..21; set OPENSEARCH_JAVA)"
+    local major
+    major="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')"
+    major="${major#1.}"
+    if ! [[ "$major" =~ ^[0-9]+$ ]] || ((major < 11 || major > 21)); then
+        # OpenSearch 2.19 runs on 11..21; prefer a Java 17 JDK if one is installed.
+        local alt
+        for alt in /usr/lib/jvm/java-17-openjdk-*/bin/java /usr/lib/jvm/java-21-openjdk-*/bin/java; do
+            [[ -x "$alt" ]] && { java="$alt"; major=ok; break; }
+        done
+        [[ "$major" == ok ]] || die "$java is Java $major; OpenSearch 2.19 needs Java 11..21 (set OPENSEARCH_JAVA)"
+    fi
+    echo "$java"
+}
+
+# --- assembling from Maven Central ----------------------------------------------------------
+build() {
+    if [[ -f "$STAMP" && -f "$LAUNCHER" ]] && [[ -z "$(find "$HERE/pom.xml" "$HERE/src" -newer "$STAMP" -print -quit)" ]]; then
+        return 0
+    fi
+    command -v mvn >/dev/null 2>&1 || die "mvn (Maven 3) is needed to assemble the node from Maven Central"
+    say "assembling OpenSearch from Maven Central (first run downloads ~30 MB into ~/.m2)..."
+    rm -rf "$NODE_HOME"
+    local t0=$SECONDS
+    if ! mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" package; then
+        die "maven build of $HERE/pom.xml failed (see the output above)"
+    fi
+    touch "$STAMP"
+    say "assembled in $((SECONDS - t0)) s: $NODE_HOME"
+}
+
+# --- commands ---------------------------------------------------------------------------------
+external_check() {
+    local url="${OPENSEARCH_URL%/}" status
+    status="$(health_status "$url")"
+    if [[ "$status" == green || "$status" == yellow ]]; then
+        say "using OPENSEARCH_URL=$url (cluster health: $status); nothing started"
+        return 0
+    fi
+    die "OPENSEARCH_URL=$url does not answer with a yellow/green cluster health (got: '${status:-no answer}')"
+}
+
+cmd_up() {
+    local port="${OPENSEARCH_PORT:-9200}" fresh=0
+    while (($#)); do
+        case "$1" in
+            --port) [[ $# -ge 2 ]] || die "--port needs a value"; port="$2"; shift 2 ;;
+            --port=*) port="${1#--port=}"; shift ;;
+            --fresh) fresh=1; shift ;;
+            *) die "unknown option for up: $1" ;;
+        esac
+    done
+    [[ "$port" =~ ^[0-9]+$ ]] || die "bad port: $port"
+    if [[ -n "${OPENSEARCH_URL:-}" ]]; then external_check; return; fi
+
+    local url="http://127.0.0.1:$port" pid
+    if pid="$(our_pid)"; then
+        local running_port
+        running_port="$(cat "$PORTFILE" 2>/dev/null || echo '?')"
+        if [[ "$running_port" == "$port" && "$(health_status "$url")" =~ ^(green|yellow)$ ]]; then
+            say "already running: $url (pid $pid, log $LOG)"
+            return 0
+        fi
+        die "a node started from here is already running (pid $pid, port $running_port); run '$0 down' first. Log: $LOG"
+    fi
+    local tport=$((port + 100))
+    port_busy "$port" && die "port $port on 127.0.0.1 is already in use by another process (not our node); stop it or use --port N / OPENSEARCH_PORT, or point OPENSEARCH_URL at it"
+    port_busy "$tport" && die "transport port $tport (HTTP port + 100) on 127.0.0.1 is already in use; pick another --port"
+
+    build
+    local java
+    java="$(pick_java)"
+    mkdir -p "$STATE"
+    ((fresh)) && rm -rf "$STATE/data"
+    mkdir -p "$STATE/data" "$STATE/logs" "$STATE/tmp"
+    : >"$LOG"
+
+    local heap="${OPENSEARCH_HEAP:-1g}"
+    # shellcheck disable=SC2206  # OPENSEARCH_SETTINGS is a list of -Ekey=value words on purpose
+    local extra=(${OPENSEARCH_SETTINGS:-})
+    local t0=$SECONDS
+    nohup "$java" \
+        -Xms512m "-Xmx$heap" -Xss1m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
+        -Dfile.encoding=UTF-8 -Djava.awt.headless=true -Djna.nosys=true \
+        "-Djava.io.tmpdir=$STATE/tmp" \
+        -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
+        -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true -Dio.netty.recycler.maxCapacityPerThread=0 \
+        -cp "$NODE_HOME/lib/*:$LAUNCHER" "$MAIN_CLASS" \
+        "-Epath.home=$NODE_HOME" "-Epath.data=$STATE/data" "-Epath.logs=$STATE/logs" \
+        "-Enode.name=$NODE_NAME" "-Ecluster.name=chunkwise-local" \
+        "-Enode.roles=cluster_manager,data,ingest" \
+        "-Enetwork.host=127.0.0.1" "-Ehttp.port=$port" "-Etransport.port=$tport" \
+        "-Ediscovery.type=single-node" \
+        "-Ecluster.routing.allocation.disk.threshold_enabled=false" \
+        "${extra[@]}" \
+        </dev/null >>"$LOG" 2>&1 &
+    pid=$!
+    echo "$pid" >"$PIDFILE"
+    echo "$port" >"$PORTFILE"
+    say "starting pid $pid on $url (heap $heap, log $LOG)"
+
+    local timeout="${OPENSEARCH_START_TIMEOUT:-120}" status=""
+    while :; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid" 2>/dev/null && rc=0 || rc=$?
+            rm -f "$PIDFILE"
+            say "---- last lines of $LOG ----"
+            tail -n 25 "$LOG" >&2 || true
+            say "---- cause ----"
+            grep -m 3 -E 'LocalNode: FATAL|\]\[ERROR\]|^Caused by' "$LOG" | cut -c1-400 >&2 || true
+            die "the node exited during startup (exit code $rc). Full log: $LOG"
+        fi
+        status="$(health_status "$url")"
+        [[ "$status" == green || "$status" == yellow ]] && break
+        if ((SECONDS - t0 >= timeout)); then
+            say "---- last lines of $LOG ----"
+            tail -n 25 "$LOG" >&2 || true
+            say "no yellow cluster health after ${timeout}s; stopping pid $pid"
+            stop_pid "$pid"
+            die "start timed out after ${timeout}s. Full log: $LOG"
+        fi
+        sleep 0.5
+    done
+    local name
+    name="$(http_get "$url/" | json_field name || true)"
+    [[ "$name" == "$NODE_NAME" ]] || die "something else answers on $url (node name '$name'); log: $LOG"
+    say "up: $url (OpenSearch $(http_get "$url/" | json_field version.number), health $status, pid $pid, $((SECONDS - t0)) s to $status)"
+}
+
+stop_pid() {
+    local pid="$1" timeout="${OPENSEARCH_STOP_TIMEOUT:-30}" t0=$SECONDS
+    kill -TERM "$pid" 2>/dev/null || return 0
+    while kill -0 "$pid" 2>/dev/null; do
+        if ((SECONDS - t0 >= timeout)); then
+            say "pid $pid still alive ${timeout}s after SIGTERM: SIGKILL"
+            kill -KILL "$pid" 2>/dev/null || true
+            break
+        fi
+        sleep 0.2
+    done
+}
+
+cmd_down() {
+    if [[ -n "${OPENSEARCH_URL:-}" ]]; then
+        say "OPENSEARCH_URL is set ($OPENSEARCH_URL): external cluster, nothing to stop"
+        return 0
+    fi
+    local pid
+    if ! pid="$(our_pid)"; then
+        rm -f "$PIDFILE"
+        say "not running"
+        return 0
+    fi
+    local t0=$SECONDS
+    stop_pid "$pid"
+    rm -f "$PIDFILE"
+    say "stopped pid $pid in $((SECONDS - t0)) s (log $LOG)"
+}
+
+cmd_status() {
+    if [[ -n "${OPENSEARCH_URL:-}" ]]; then external_check; return; fi
+    local pid port url status
+    port="$(cat "$PORTFILE" 2>/dev/null || echo "${OPENSEARCH_PORT:-9200}")"
+    url="http://127.0.0.1:$port"
+    if ! pid="$(our_pid)"; then
+        say "not running (log of the last run: $LOG)"
+        return 1
+    fi
+    status="$(health_status "$url")"
+    if [[ -z "$status" ]]; then
+        say "pid $pid is alive but $url does not answer (starting, or stuck: see $LOG)"
+        return 1
+    fi
+    say "running: $url (pid $pid, health $status, log $LOG)"
+    http_get "$url/_cat/plugins?h=component,version" | sed 's/^/opensearch:   plugin /' >&2 || true
+}
+
+case "${1:-}" in
+    up) shift; cmd_up "$@" ;;
+    down) cmd_down ;;
+    status) cmd_status ;;
+    build) build; say "assembled: $NODE_HOME" ;;
+    *) echo "usage: $0 up [--port N] [--fresh] | down | status | build" >&2; exit 2 ;;
+esac

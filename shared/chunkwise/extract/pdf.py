@@ -1,0 +1,505 @@
+"""PDF -> canonical text with pdfplumber (pdfminer.six) and pypdfium2.
+
+Per page: text lines in reading order (top to bottom, single column), tables
+found by their ruling lines and rendered as GFM tables, headings from font
+size, list items from bullet glyphs, captions kept directly before their table,
+running headers/footers and page numbers removed, a `## Page N` anchor first.
+
+Across pages: a table that ends a page and continues as the first block of
+the next page (same column count and column boundaries) is stitched into ONE
+table with ONE header row; a repeated header row is dropped, a first row of
+data is kept as data. The whole table is emitted after the anchor of the page
+where it starts (no anchors inside a table); its page range is in the report.
+
+Pages without a text layer are listed in the report; with an OCR port their
+rendered image is transcribed into a `### Page N (transcribed by OCR)` section.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
+from .limits import ExtractLimits
+from .model import ExtractionReport, TableInfo
+from .ocr import OcrPort
+from .tables import (
+    StitchedTable,
+    TableFragment,
+    append_fragment,
+    can_continue,
+    caption_paragraph,
+    is_caption,
+    is_continuation_caption,
+    start_table,
+)
+
+Kind = Literal["heading", "para", "item", "table"]
+
+_BULLETS = re.compile(
+    r"^(?:\(cid:\d+\)|[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7\-*\u2013])\s*"
+)
+_NUMBERED = re.compile(r"^(\d{1,3}[.)])\s+")
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-\u2013\u2014]*(?:(?:page|seite|p\.|s\.)\s*)?\d{1,5}"
+    r"(?:\s*(?:of|von|/)\s*\d{1,5})?[\s\-\u2013\u2014]*$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_WS = re.compile(r"\s+")
+_HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
+
+
+@dataclass
+class Line:
+    text: str
+    top: float
+    bottom: float
+    x0: float
+    size: float
+    bold: bool
+
+
+@dataclass
+class Item:
+    kind: Kind
+    top: float
+    bottom: float
+    text: str = ""
+    size: float = 0.0
+    level: int = 0
+    lines: list[Line] = field(default_factory=list)
+    table: TableFragment | None = None
+
+
+@dataclass
+class PageContent:
+    number: int
+    items: list[Item]
+    has_text: bool
+    has_images: bool
+    ocr_text: str | None = None
+
+
+def _line_size(chars: list[dict[str, Any]]) -> float:
+    sizes = [round(float(c.get("size", 0.0)), 1) for c in chars if str(c.get("text", "")).strip()]
+    if not sizes:
+        return 0.0
+    return Counter(sizes).most_common(1)[0][0]
+
+
+def _line_bold(chars: list[dict[str, Any]]) -> bool:
+    visible = [c for c in chars if str(c.get("text", "")).strip()]
+    bold = sum(1 for c in visible if "bold" in str(c.get("fontname", "")).lower())
+    return bool(visible) and bold >= 0.6 * len(visible)
+
+
+def _inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
+    cx = (float(obj["x0"]) + float(obj["x1"])) / 2
+    cy = (float(obj["top"]) + float(obj["bottom"])) / 2
+    return any(x0 - 1 <= cx <= x1 + 1 and t - 1 <= cy <= b + 1 for x0, t, x1, b in boxes)
+
+
+def _x_edges(table: Any) -> list[float]:
+    xs: set[float] = set()
+    for cell in table.cells:
+        xs.add(round(float(cell[0]), 0))
+        xs.add(round(float(cell[2]), 0))
+    return sorted(xs)
+
+
+def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
+    """Text lines outside tables, table items, has_text, has_images."""
+    tables = page.find_tables()
+    boxes: list[tuple[float, float, float, float]] = []
+    items: list[Item] = []
+    for table in tables:
+        rows = [[(c or "") for c in row] for row in table.extract()]
+        rows = [r for r in rows if any(cell.strip() for cell in r)]
+        if not rows:
+            continue
+        x0, top, x1, bottom = (float(v) for v in table.bbox)
+        boxes.append((x0, top, x1, bottom))
+        frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=_x_edges(table))
+        items.append(Item(kind="table", top=top, bottom=bottom, table=frag))
+
+    def keep(obj: dict[str, Any]) -> bool:
+        return obj.get("object_type") != "char" or not _inside(obj, boxes)
+
+    text_page = page.filter(keep) if boxes else page
+    lines: list[Line] = []
+    for raw in text_page.extract_text_lines(return_chars=True, strip=True):
+        text = _WS.sub(" ", str(raw.get("text", ""))).strip()
+        if not text:
+            continue
+        chars = list(raw.get("chars", []))
+        lines.append(
+            Line(
+                text=text,
+                top=float(raw["top"]),
+                bottom=float(raw["bottom"]),
+                x0=float(raw["x0"]),
+                size=_line_size(chars),
+                bold=_line_bold(chars),
+            )
+        )
+    has_text = bool(lines) or bool(items)
+    has_images = bool(page.images)
+    return lines, items, has_text, has_images
+
+
+def _running_keys(pages: list[list[Line]]) -> set[tuple[str, int]]:
+    """(text with digits masked, rounded top) of lines repeated as header/footer."""
+    n = len(pages)
+    if n < 2:
+        return set()
+    counts: Counter[tuple[str, int]] = Counter()
+    for lines in pages:
+        edge = lines[:2] + lines[-2:] if len(lines) > 4 else lines
+        keys = {(_DIGITS.sub("#", ln.text.casefold()), round(ln.top / 4)) for ln in edge}
+        counts.update(keys)
+    need = max(2, math.ceil(0.5 * n))
+    return {k for k, c in counts.items() if c >= need}
+
+
+def _strip_running(
+    lines: list[Line], keys: set[tuple[str, int]], page_height: float
+) -> tuple[list[Line], int]:
+    kept: list[Line] = []
+    removed = 0
+    last = len(lines) - 1
+    for i, ln in enumerate(lines):
+        edge = i < 2 or i > last - 2
+        key = (_DIGITS.sub("#", ln.text.casefold()), round(ln.top / 4))
+        in_margin = ln.top < 0.1 * page_height or ln.bottom > 0.9 * page_height
+        if edge and (key in keys or (in_margin and _PAGE_NUMBER.match(ln.text))):
+            removed += 1
+            continue
+        kept.append(ln)
+    return kept, removed
+
+
+def _join_lines(lines: Iterable[str]) -> str:
+    out = ""
+    for text in lines:
+        if not out:
+            out = text
+        elif (
+            out.endswith("-")
+            and len(out) > 1
+            and out[-2].isalpha()
+            and text[:1].islower()
+            and text.split(" ", 1)[0] not in _HYPHEN_KEEP
+        ):
+            out = out[:-1] + text
+        else:
+            out = out + " " + text
+    return out
+
+
+def _group(lines: list[Line], body: float, tables: list[Item]) -> list[Item]:
+    """Lines -> heading / paragraph / list items; merged with tables by position."""
+    blocks: list[Item] = []
+    for ln in lines:
+        bullet = _BULLETS.match(ln.text)
+        is_item = bool(bullet) and len(ln.text) > (bullet.end() if bullet else 0)
+        text = ln.text[bullet.end() :] if (bullet and is_item) else ln.text
+        heading = ln.size >= body * 1.15 and len(text) <= 200 and not is_caption(text)
+        prev = blocks[-1] if blocks else None
+        gap = ln.top - prev.bottom if prev else 1e9
+        tight = gap < 0.6 * max(ln.size, 1.0)
+        if heading:
+            if prev and prev.kind == "heading" and abs(prev.size - ln.size) < 0.5 and tight:
+                prev.lines.append(ln)
+                prev.bottom = ln.bottom
+                continue
+            blocks.append(Item("heading", ln.top, ln.bottom, size=ln.size, lines=[ln]))
+            continue
+        if is_item:
+            item = Item("item", ln.top, ln.bottom, size=ln.size, lines=[])
+            item.lines.append(Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold))
+            blocks.append(item)
+            continue
+        continues = (
+            prev is not None
+            and prev.kind in ("para", "item")
+            and tight
+            and abs(prev.size - ln.size) < 1.5
+            and not is_caption(text)
+            and not (prev.kind == "para" and is_caption(prev.lines[0].text))
+        )
+        if continues and prev is not None:
+            prev.lines.append(ln)
+            prev.bottom = ln.bottom
+        else:
+            blocks.append(Item("para", ln.top, ln.bottom, size=ln.size, lines=[ln]))
+    for b in blocks:
+        b.text = _join_lines(ln.text for ln in b.lines)
+    merged = blocks + tables
+    merged.sort(key=lambda it: it.top)
+    return merged
+
+
+def _heading_levels(pages: list[PageContent], body: float) -> dict[float, int]:
+    sizes = sorted(
+        {round(it.size, 1) for p in pages for it in p.items if it.kind == "heading"},
+        reverse=True,
+    )
+    # Largest size = document title (#); further sizes sit below the page
+    # anchors (## Page N): ###, ####, ...
+    return {s: (1 if i == 0 else min(6, i + 2)) for i, s in enumerate(sizes)}
+
+
+def _attach_captions(items: list[Item]) -> None:
+    """A caption directly below a table moves directly above it."""
+    for i, it in enumerate(items):
+        if it.kind != "table" or it.table is None:
+            continue
+        before = items[i - 1] if i > 0 else None
+        after = items[i + 1] if i + 1 < len(items) else None
+        if before is not None and before.kind == "para" and is_caption(before.text):
+            it.table.caption = before.text
+        elif after is not None and after.kind == "para" and is_caption(after.text):
+            items[i], items[i + 1] = after, it
+            it.table.caption = after.text
+
+
+def _render_ocr(text: str, number: int) -> str:
+    paras = [_WS.sub(" ", p).strip() for p in re.split(r"\n\s*\n", text.replace("\r", ""))]
+    body = "\n\n".join(re.sub(r"^(#+)", r"\\\1", p) for p in paras if p)
+    heading = f"### Page {number} (transcribed by OCR)"
+    return heading + ("\n\n" + body if body else "")
+
+
+def _page_png(data: bytes, index: int) -> bytes:
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+    pdf = pdfium.PdfDocument(data)
+    try:
+        page = pdf[index]
+        image = page.render(scale=2.0).to_pil()
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        return buf.getvalue()
+    finally:
+        pdf.close()
+
+
+def _open(data: bytes) -> Any:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfparser import PDFSyntaxError
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    try:
+        try:
+            pdf = pdfplumber.open(io.BytesIO(data))
+            _ = pdf.pages  # force the page tree (and decryption) now
+        except PdfminerException as wrapped:  # pdfplumber wraps pdfminer's errors
+            cause = wrapped.args[0] if wrapped.args else None
+            if isinstance(cause, Exception):
+                raise cause from None
+            raise
+    except PDFPasswordIncorrect:
+        raise EncryptedDocument("the PDF needs a user password to be opened") from None
+    except PDFEncryptionError as exc:
+        raise EncryptedDocument(f"unsupported PDF encryption: {exc}") from None
+    except PDFSyntaxError as exc:
+        raise CorruptDocument(f"PDF syntax error: {exc}") from None
+    except ExtractionError:
+        raise
+    except Exception as exc:  # pdfminer raises many types on broken files
+        raise CorruptDocument(f"PDF could not be parsed: {type(exc).__name__}: {exc}") from None
+    return pdf
+
+
+def extract_pdf(
+    data: bytes,
+    *,
+    report: ExtractionReport,
+    limits: ExtractLimits,
+    ocr: OcrPort | None,
+    deadline: float,
+) -> str:
+    pdf = _open(data)
+    try:
+        return _extract(pdf, data, report, limits, ocr, deadline)
+    except ExtractionError:
+        raise
+    except RecursionError:
+        raise CorruptDocument("PDF structure nested too deeply") from None
+    except Exception as exc:
+        raise CorruptDocument(f"PDF could not be read: {type(exc).__name__}: {exc}") from None
+    finally:
+        pdf.close()
+
+
+def _extract(
+    pdf: Any,
+    data: bytes,
+    report: ExtractionReport,
+    limits: ExtractLimits,
+    ocr: OcrPort | None,
+    deadline: float,
+) -> str:
+    n_pages = len(pdf.pages)
+    if n_pages == 0:
+        raise CorruptDocument("the PDF has no pages")
+    if n_pages > limits.max_pages:
+        raise LimitExceeded("max_pages", limits.max_pages, n_pages, "too many PDF pages")
+    report.pages = n_pages
+    if getattr(pdf.doc, "encryption", None):
+        report.warnings.append("PDF is encrypted with an empty user password; read anyway")
+
+    raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
+    for index, page in enumerate(pdf.pages):
+        if time.monotonic() > deadline:
+            raise LimitExceeded(
+                "max_seconds",
+                limits.max_seconds,
+                round(time.monotonic() - deadline, 1),
+                f"stopped at page {index + 1} of {n_pages}",
+            )
+        lines, tables, has_text, has_images = _read_page(page)
+        raw.append((index + 1, float(page.height), lines, tables, has_text, has_images))
+        page.close()  # drop pdfplumber's per-page caches: bounded memory
+
+    keys = _running_keys([r[2] for r in raw])
+    body_sizes: Counter[float] = Counter()
+    stripped: list[list[Line]] = []
+    for _n, height, lines, _t, _x, _i in raw:
+        kept, removed = _strip_running(lines, keys, height)
+        report.headers_footers_removed += removed
+        stripped.append(kept)
+        for ln in kept:
+            body_sizes[ln.size] += len(ln.text)
+    body = body_sizes.most_common(1)[0][0] if body_sizes else 10.0
+
+    pages: list[PageContent] = []
+    ocr_budget = limits.max_ocr_pages
+    for (number, _hgt, _l, tables, _ht, has_images), kept in zip(raw, stripped, strict=True):
+        items = _group(kept, body, tables)
+        _attach_captions(items)
+        content = PageContent(number, items, bool(items), has_images)
+        if not items:
+            report.pages_without_text.append(number)
+            if ocr is not None and has_images and ocr_budget > 0:
+                ocr_budget -= 1
+                content.ocr_text = ocr.transcribe(_page_png(data, number - 1), number)
+                report.ocr_pages.append(number)
+                if not content.ocr_text.strip():
+                    report.warnings.append(f"page {number}: OCR returned no text")
+            elif ocr is not None and has_images:
+                report.warnings.append(f"page {number}: not transcribed, max_ocr_pages reached")
+            elif has_images:
+                report.warnings.append(f"page {number}: image only, no text layer (no OCR)")
+            else:
+                report.warnings.append(f"page {number}: blank page")
+        pages.append(content)
+
+    levels = _heading_levels(pages, body)
+    stitched = _stitch(pages, report)
+    return _render(pages, levels, stitched, report)
+
+
+def _stitch(pages: list[PageContent], report: ExtractionReport) -> dict[int, StitchedTable]:
+    """Assemble table fragments; returns id(first fragment item) -> table."""
+    out: dict[int, StitchedTable] = {}
+    open_table: StitchedTable | None = None
+    for page in pages:
+        report.tables_found += sum(1 for it in page.items if it.kind == "table")
+        if open_table is not None:
+            items = page.items
+            skip = 0
+            if items and items[0].kind == "para" and is_continuation_caption(items[0].text):
+                skip = 1
+            first = items[skip] if len(items) > skip else None
+            if (
+                first is not None
+                and first.kind == "table"
+                and first.table is not None
+                and can_continue(open_table, first.table)
+            ):
+                append_fragment(open_table, first.table)
+                del items[: skip + 1]
+                if not items:
+                    # The page held nothing but the rest of the table.
+                    page.has_text = True
+            else:
+                open_table = None
+        for i, it in enumerate(page.items):
+            if it.kind == "table" and it.table is not None:
+                table = start_table(it.table)
+                out[id(it)] = table
+                open_table = table if i == len(page.items) - 1 else None
+        if page.items and page.items[-1].kind != "table":
+            open_table = None
+    report.tables_stitched = sum(1 for t in out.values() if t.fragments > 1)
+    return out
+
+
+def _render(
+    pages: list[PageContent],
+    levels: dict[float, int],
+    tables: dict[int, StitchedTable],
+    report: ExtractionReport,
+) -> str:
+    blocks: list[str] = []
+    offset = 0
+
+    def add(block: str) -> int:
+        nonlocal offset
+        start = offset
+        blocks.append(block)
+        offset += len(block) + 2  # blocks are joined by "\n\n"
+        return start
+
+    for page in pages:
+        add(f"## Page {page.number}")
+        if page.ocr_text is not None:
+            add(_render_ocr(page.ocr_text, page.number))
+            continue
+        for i, it in enumerate(page.items):
+            nxt = page.items[i + 1] if i + 1 < len(page.items) else None
+            if it.kind == "heading":
+                level = levels.get(round(it.size, 1), 3)
+                add("#" * level + " " + it.text)
+            elif it.kind == "item":
+                bullet = "- " + it.text
+                if blocks and blocks[-1].startswith("- ") and it.kind == "item":
+                    blocks[-1] += "\n" + bullet
+                    offset += len(bullet) + 1
+                else:
+                    add(bullet)
+            elif it.kind == "para":
+                if nxt is not None and nxt.kind == "table" and is_caption(it.text):
+                    add(caption_paragraph(it.text))
+                else:
+                    add(it.text)
+            elif it.kind == "table" and id(it) in tables:
+                table = tables[id(it)]
+                rendered = table.render()
+                start = add(rendered)
+                report.tables.append(
+                    TableInfo(
+                        index=len(report.tables),
+                        header=table.header_line(),
+                        columns=table.columns,
+                        rows=len(table.rows),
+                        caption=table.caption,
+                        page_start=table.page_start,
+                        page_end=table.page_end,
+                        fragments=table.fragments,
+                        repeated_headers_dropped=table.repeated_headers_dropped,
+                        start=start,
+                        end=start + len(rendered),
+                    )
+                )
+    return "\n\n".join(blocks) + "\n"

@@ -81,7 +81,18 @@ def _icu_boundaries(kind: str, locale_id: str, text: str) -> list[int]:
     """All boundaries ICU reports (code points), including 0 and len(text)."""
     if not text:
         return [0]
-    safe = _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+    if text.isascii():
+        safe, astral = text, False
+    else:
+        # One O(n) pass in C finds both lone surrogates (strict encoding
+        # fails) and astral characters (more code units than code points).
+        try:
+            n_units = len(text.encode("utf-16-le")) >> 1
+            safe = text
+        except UnicodeEncodeError:
+            safe = _SURROGATE.sub("\ufffd", text)
+            n_units = len(safe.encode("utf-16-le")) >> 1
+        astral = n_units != len(text)
     ustr = icu.UnicodeString(safe)
     it = _iterator(kind, locale_id)
     it.setText(ustr)
@@ -90,25 +101,33 @@ def _icu_boundaries(kind: str, locale_id: str, text: str) -> list[int]:
     finally:
         # Drop ICU's reference to the (possibly large) text.
         it.setText(icu.UnicodeString(""))
-    return utf16_to_codepoint_offsets(text, utf16)
+    return _utf16_to_codepoints(text, utf16, astral)
 
 
 def utf16_to_codepoint_offsets(text: str, utf16_offsets: Iterable[int]) -> list[int]:
     """Convert UTF-16 code-unit offsets into ``text`` to code-point offsets.
 
-    The one place where ICU offsets become Python offsets.  Astral characters
-    (U+10000 and above) are two UTF-16 code units but one code point; every
-    other code point, including a lone surrogate, is one of each.  Offsets must
-    lie on code-point boundaries (ICU never reports one inside a surrogate
-    pair); an offset inside a pair maps to the start of that character.
+    The one place where ICU offsets become Python offsets (together with its
+    helper ``_utf16_to_codepoints``, which every function here goes through).
+    Astral characters (U+10000 and above) are two UTF-16 code units but one
+    code point; every other code point, including a lone surrogate, is one of
+    each.  Offsets must lie on code-point boundaries (ICU never reports one
+    inside a surrogate pair); an offset inside a pair maps to the start of
+    that character.
 
-    Fast path: text without astral characters returns the offsets unchanged.
-    Otherwise O(n) to locate astral characters, then O(log n) per offset.
+    Fast path: text without astral characters returns the offsets unchanged
+    (one C-speed encoding pass to find out; none for ASCII).  Otherwise O(n)
+    to locate the astral characters, then O(log n) per offset.
     """
     offsets = list(utf16_offsets)
-    if not offsets:
+    if not offsets or text.isascii():
         return offsets
-    if text.isascii() or not _ASTRAL.search(text):
+    n_units = len(text.encode("utf-16-le", "surrogatepass")) >> 1
+    return _utf16_to_codepoints(text, offsets, n_units != len(text))
+
+
+def _utf16_to_codepoints(text: str, offsets: list[int], astral: bool) -> list[int]:
+    if not astral:
         return offsets
     # UTF-16 start offset of the k-th astral character = its code-point index + k.
     starts = [m.start() + k for k, m in enumerate(_ASTRAL.finditer(text))]
@@ -380,20 +399,43 @@ def _merge_after(cls: _Class, nxt: str, rules: _Rules) -> bool:
     return not _is_starter(nxt, rules)
 
 
+def _is_candidate(tok: str, rules: _Rules) -> bool:
+    """Could ``tok`` (ending in ".") be an abbreviation, initials or ordinal?"""
+    if tok in rules.multi or tok[:-1] in rules.single:
+        return True
+    first = tok[:1]
+    if first.isdigit():
+        return rules.ordinals and _ORDINAL.fullmatch(tok) is not None
+    return (
+        len(tok) <= 10
+        and tok[1:2] == "."
+        and first.isupper()
+        and _INITIALS.fullmatch(tok) is not None
+    )
+
+
 def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
     """Decide whether the ICU boundary ``b`` (0 < b < len(text)) is real."""
-    j = b
-    while j > 0 and text[j - 1].isspace():
-        j -= 1
-    if j == 0:
-        return True
-    last = text[j - 1]
+    lo = b - 16 if b > 16 else 0
+    tail = text[lo:b].rstrip()
+    if tail:
+        j = lo + len(tail)
+    else:
+        j = lo
+        while j > 0 and text[j - 1].isspace():
+            j -= 1
+        if j == 0:
+            return True
+        tail = text[max(0, j - 16) : j]
+    last = tail[-1]
     if j == b:
         # Rule 8: glued terminator.
         return not (last in ".?!" and _GLUED_NEXT.match(text, b) is not None)
-    if _LINE_BREAK.search(text, j, b):
-        return True
     if last != ".":
+        if last not in "?!" and last not in _QUOTE_CLOSERS:
+            return True
+        if _LINE_BREAK.search(text, j, b):
+            return True
         # Rule 9: "?"/"!" followed by a lower-case word.
         k = j
         while k > 0 and text[k - 1] in _QUOTE_CLOSERS:
@@ -403,17 +445,14 @@ def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
         return True
 
     # Rule 7: an ICU sentence that is only a list label.
-    if _ENUM_LABEL.fullmatch(text, seg_start, b):
-        return False
+    if b - seg_start <= 12 and _ENUM_LABEL.fullmatch(text, seg_start, b):
+        return _LINE_BREAK.search(text, j, b) is not None
 
-    # Cheap pre-filter: the token before the dot must be a candidate.
-    tail = text[max(0, j - 12) : j].rsplit(None, 1)[-1].lstrip(_OPENERS)
-    if not (
-        tail in rules.multi
-        or tail[:-1] in rules.single
-        or (rules.ordinals and _ORDINAL.fullmatch(tail))
-        or (tail[:1].isupper() and _INITIALS.fullmatch(tail))
-    ):
+    # Cheap pre-filter: the token before the dot must be a candidate.  (A
+    # token cut by the 16-character window is 16 long: never a candidate.)
+    if not _is_candidate(tail.rsplit(None, 1)[-1].lstrip(_OPENERS), rules):
+        return True
+    if _LINE_BREAK.search(text, j, b):
         return True
 
     lo = max(0, j - 80)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -248,6 +249,43 @@ def score(
     return sc, punct
 
 
+DEFAULT_URL = "https://github.com/UniversalDependencies/{name}.git"
+
+
+def prepare(root: Path, url_template: str = DEFAULT_URL) -> None:
+    """Fetch the pinned treebank files into ``root/<treebank>/`` with git.
+
+    Only the .conllu files used here and LICENSE.txt are checked out, at the
+    commits in SOURCES.  Needs git and network access to the repositories.
+    """
+    for name, info in SOURCES.items():
+        dest = root / name
+        files = [f"{stem}.conllu" for _l, folder, stem, _s in DATASETS if folder == name]
+        if all((dest / f).is_file() for f in files):
+            continue
+        dest.mkdir(parents=True, exist_ok=True)
+        url = url_template.format(name=name)
+
+        def git(*args: str, cwd: Path = dest) -> None:
+            subprocess.run(["git", *args], cwd=cwd, check=True)
+
+        git("init", "-q")
+        try:
+            git("fetch", "-q", "--depth", "1", url, info["commit"])
+        except subprocess.CalledProcessError:
+            git("fetch", "-q", url)  # server refuses fetching a bare commit
+        git(
+            "-c",
+            "advice.detachedHead=false",
+            "checkout",
+            "-q",
+            info["commit"],
+            "--",
+            *files,
+            "LICENSE.txt",
+        )
+
+
 def iter_datasets(root: Path, split: str) -> Iterator[tuple[str, str, str, str, Path]]:
     for lang, folder, stem, sp in DATASETS:
         if split != "all" and sp != split:
@@ -262,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
     ap.add_argument("--write", type=Path, help="write <stem>.md and <stem>.json")
     ap.add_argument(
+        "--prepare",
+        action="store_true",
+        help="first fetch the pinned treebank files into --ud-root with git",
+    )
+    ap.add_argument("--url-template", default=DEFAULT_URL, help="git URL, {name} = treebank")
+    ap.add_argument(
         "--speed-mb", type=float, default=1.0, help="size of the speed test text (0: skip)"
     )
     ap.add_argument(
@@ -270,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
+    if args.prepare:
+        prepare(args.ud_root, args.url_template)
     missing = [p for *_, p in iter_datasets(args.ud_root, args.split) if not p.is_file()]
     if missing:
         print("missing corpus files (see bench/sentences/README.md):", file=sys.stderr)

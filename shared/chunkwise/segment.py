@@ -12,6 +12,8 @@ Robustness
   unchanged; the caller's text is never modified.
 * NUL, BOM and CR LF need nothing special: ICU never breaks inside CR LF
   (sentence, word and grapheme rules all keep it together).
+* Word and sentence boundaries are always grapheme cluster boundaries: the
+  rare ICU word/sentence boundary inside a cluster is dropped.
 
 Thread safety
 -------------
@@ -41,6 +43,7 @@ __all__ = [
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CRLF = re.compile("\r\n")
 
 _local = threading.local()
 
@@ -77,11 +80,22 @@ def _iterator(kind: str, locale_id: str) -> Any:
     return it
 
 
-def _icu_boundaries(kind: str, locale_id: str, text: str) -> list[int]:
-    """All boundaries ICU reports (code points), including 0 and len(text)."""
+def _icu_boundaries(
+    kind: str, locale_id: str, text: str, graphemes_only: bool = False
+) -> list[int]:
+    """All boundaries ICU reports (code points), including 0 and len(text).
+
+    ``graphemes_only``: drop any boundary that is not also an extended
+    grapheme cluster boundary.  ICU's word and sentence rules do not promise
+    that (e.g. the word iterator breaks between ":" and THAI SARA AM, which
+    the grapheme rules join as a SpacingMark; a space followed by a spacing
+    mark is one cluster but may follow a sentence boundary).  Only boundaries
+    next to a character >= U+0300 can be affected, so only those are checked.
+    """
     if not text:
         return [0]
-    if text.isascii():
+    is_ascii = text.isascii()
+    if is_ascii:
         safe, astral = text, False
     else:
         # One O(n) pass in C finds both lone surrogates (strict encoding
@@ -100,8 +114,40 @@ def _icu_boundaries(kind: str, locale_id: str, text: str) -> list[int]:
         utf16 = [it.first(), *it]
     finally:
         # Drop ICU's reference to the (possibly large) text.
-        it.setText(icu.UnicodeString(""))
-    return _utf16_to_codepoints(text, utf16, astral)
+        it.setText(_EMPTY)
+    cp_astral = [m.start() for m in _ASTRAL.finditer(text)] if astral else []
+    bounds = _utf16_to_codepoints(utf16, cp_astral)
+    if graphemes_only and not is_ascii:
+        bounds = _grapheme_filter(safe, ustr, bounds, cp_astral)
+    return bounds
+
+
+_EMPTY = icu.UnicodeString("")
+
+
+def _grapheme_filter(text: str, ustr: Any, bounds: list[int], cp_astral: list[int]) -> list[int]:
+    n = len(text)
+    suspects = [
+        i
+        for i, b in enumerate(bounds)
+        if 0 < b < n and (text[b] >= "\u0300" or text[b - 1] >= "\u0300")
+    ]
+    if not suspects:
+        return bounds
+    cit = _iterator("character", "")
+    cit.setText(ustr)
+    try:
+        drop = set()
+        for i in suspects:
+            b = bounds[i]
+            u16 = b + bisect_left(cp_astral, b) if cp_astral else b
+            if not cit.isBoundary(u16):
+                drop.add(i)
+    finally:
+        cit.setText(_EMPTY)
+    if not drop:
+        return bounds
+    return [b for i, b in enumerate(bounds) if i not in drop]
 
 
 def utf16_to_codepoint_offsets(text: str, utf16_offsets: Iterable[int]) -> list[int]:
@@ -122,15 +168,17 @@ def utf16_to_codepoint_offsets(text: str, utf16_offsets: Iterable[int]) -> list[
     offsets = list(utf16_offsets)
     if not offsets or text.isascii():
         return offsets
-    n_units = len(text.encode("utf-16-le", "surrogatepass")) >> 1
-    return _utf16_to_codepoints(text, offsets, n_units != len(text))
+    if len(text.encode("utf-16-le", "surrogatepass")) >> 1 == len(text):
+        return offsets
+    return _utf16_to_codepoints(offsets, [m.start() for m in _ASTRAL.finditer(text)])
 
 
-def _utf16_to_codepoints(text: str, offsets: list[int], astral: bool) -> list[int]:
-    if not astral:
+def _utf16_to_codepoints(offsets: list[int], cp_astral: list[int]) -> list[int]:
+    """``cp_astral``: code-point indices of the astral characters, ascending."""
+    if not cp_astral:
         return offsets
     # UTF-16 start offset of the k-th astral character = its code-point index + k.
-    starts = [m.start() + k for k, m in enumerate(_ASTRAL.finditer(text))]
+    starts = [c + k for k, c in enumerate(cp_astral)]
     # Each astral character that starts before offset u adds one extra code unit.
     return [u - bisect_left(starts, u) for u in offsets]
 
@@ -139,14 +187,27 @@ def grapheme_boundaries(text: str) -> list[int]:
     """Extended grapheme cluster boundaries (code points), incl. 0 and len(text)."""
     if not text:
         return [0]
+    if text.isascii():
+        # ASCII has no Extend, ZWJ, SpacingMark, Prepend or Regional_Indicator
+        # characters: every code point is a cluster except CR LF (GB3).
+        bounds = list(range(len(text) + 1))
+        if "\r\n" in text:
+            inside = {m.start() + 1 for m in _CRLF.finditer(text)}
+            bounds = [i for i in bounds if i not in inside]
+        return bounds
     return _icu_boundaries("character", "", text)
 
 
 def word_boundaries(text: str, lang: str | None = None) -> list[int]:
-    """Offsets where ICU's word BreakIterator allows a boundary, incl. 0 and len(text)."""
+    """Offsets where ICU's word BreakIterator allows a boundary, incl. 0 and len(text).
+
+    Boundaries that would fall inside an extended grapheme cluster are dropped
+    (ICU's word rules alone allow a few, e.g. before THAI SARA AM after
+    punctuation), so every offset returned is a safe cut.
+    """
     if not text:
         return [0]
-    return _icu_boundaries("word", _normalise_lang(lang), text)
+    return _icu_boundaries("word", _normalise_lang(lang), text, graphemes_only=True)
 
 
 # ---------------------------------------------------------------------------
@@ -540,7 +601,7 @@ def split_sentences(text: str, lang: str | None = None) -> list[tuple[int, int]]
     if not text:
         return []
     code = _normalise_lang(lang)
-    bounds = _icu_boundaries("sentence", code, text)
+    bounds = _icu_boundaries("sentence", code, text, graphemes_only=True)
     if len(bounds) > 2:
         bounds = _correct(text, bounds, _rules_for(code))
     return list(itertools.pairwise(bounds))

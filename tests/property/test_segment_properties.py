@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkwise.segment import (
+    _icu_boundaries,
     grapheme_boundaries,
+    raw_sentence_boundaries,
     split_sentences,
     utf16_to_codepoint_offsets,
     word_boundaries,
@@ -103,3 +105,18 @@ def test_grapheme_boundaries_sorted_and_complete(text: str) -> None:
 def test_utf16_conversion_round_trips(text: str) -> None:
     u16 = [len(text[:i].encode("utf-16-le", "surrogatepass")) // 2 for i in range(len(text) + 1)]
     assert utf16_to_codepoint_offsets(text, u16) == list(range(len(text) + 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, langs)
+def test_corrections_only_remove_icu_boundaries(text: str, lang: str | None) -> None:
+    ours = [a for a, _ in split_sentences(text, lang)]
+    raw = set(raw_sentence_boundaries(text, lang))
+    assert set(ours) <= raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_grapheme_fast_path_agrees_with_icu(text: str) -> None:
+    ascii_text = text.encode("ascii", "replace").decode("ascii")
+    assert grapheme_boundaries(ascii_text) == _icu_boundaries("character", "", ascii_text)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from chunkwise.segment import (
+    _icu_boundaries,
     grapheme_boundaries,
     raw_sentence_boundaries,
     split_sentences,
@@ -328,3 +330,47 @@ def test_glued_terminator_is_not_a_break() -> None:
     text = "Go to google.com/search?q=x&y=1 now. Then stop."
     assert len(raw_sentence_boundaries(text, "en")) == 4  # ICU breaks after "?"
     assert sentences(text, "en") == ["Go to google.com/search?q=x&y=1 now. ", "Then stop."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain ascii text.", "a\r\nb\r\n\r\n\rc\n", "\r\n", "x\r", "\nend\r\n", "tab\there\x00"],
+)
+def test_grapheme_ascii_fast_path_matches_icu(text: str) -> None:
+    assert grapheme_boundaries(text) == _icu_boundaries("character", "", text)
+
+
+def test_corrections_only_remove_icu_boundaries() -> None:
+    text = "Am 3. Oktober kam Dr. Müller, z. B. mit Mr. J. R. R. Tolkien. Ende."
+    ours = {a for a, _ in split_sentences(text, None)}
+    assert ours < set(raw_sentence_boundaries(text, None))
+
+
+def test_thread_local_iterators_give_same_results() -> None:
+    texts = [f"Satz {i}. Am {i % 28 + 1}. Mai kam Dr. Müller 😀. Ende {i}!" for i in range(200)]
+    expected = [split_sentences(t, "de") for t in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda t: split_sentences(t, "de"), texts))
+    assert got == expected
+
+
+def test_lone_surrogate_with_astral_chars_offsets() -> None:
+    text = "😀 Eins\ud800. Zwei 👍🏽. Drei."
+    spans = split_sentences(text, "de")
+    assert [text[a:b] for a, b in spans] == ["😀 Eins\ud800. ", "Zwei 👍🏽. ", "Drei."]
+
+
+def test_word_boundary_never_inside_spacing_mark_cluster() -> None:
+    # ICU's word iterator alone breaks between ":" and THAI SARA AM (a
+    # SpacingMark that the grapheme rules attach to the ":"); found by hypothesis.
+    text = ":\u0e33"
+    assert grapheme_boundaries(text) == [0, 2]
+    assert 1 in _icu_boundaries("word", "en", text)
+    assert word_boundaries(text, "en") == [0, 2]
+
+
+def test_sentence_boundary_never_inside_cluster() -> None:
+    text = "Eins. \u0e33 Zwei."
+    graphemes = set(grapheme_boundaries(text))
+    for lang in ("en", "de", None):
+        assert {a for a, _ in split_sentences(text, lang)} <= graphemes

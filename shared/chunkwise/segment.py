@@ -44,6 +44,7 @@ __all__ = [
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CRLF = re.compile("\r\n")
+_HIGH = re.compile("[^\x00-\u02ff]")
 
 _local = threading.local()
 
@@ -127,27 +128,38 @@ _EMPTY = icu.UnicodeString("")
 
 def _grapheme_filter(text: str, ustr: Any, bounds: list[int], cp_astral: list[int]) -> list[int]:
     n = len(text)
-    suspects = [
-        i
-        for i, b in enumerate(bounds)
-        if 0 < b < n and (text[b] >= "\u0300" or text[b - 1] >= "\u0300")
-    ]
-    if not suspects:
-        return bounds
+    if len(bounds) * 64 < n:
+        # Few boundaries (sentences): look at each.
+        suspects = [
+            b for b in bounds if 0 < b < n and (text[b] >= "\u0300" or text[b - 1] >= "\u0300")
+        ]
+    else:
+        # Many boundaries (words): start from the (usually few) characters
+        # >= U+0300 and look the boundaries up around them.
+        high = [m.start() for m in _HIGH.finditer(text)]
+        if len(high) * 4 > len(bounds):
+            suspects = [
+                b for b in bounds if 0 < b < n and (text[b] >= "\u0300" or text[b - 1] >= "\u0300")
+            ]
+        else:
+            suspects = []
+            for q in sorted({q for p in high for q in (p, p + 1) if 0 < q < n}):
+                i = bisect_left(bounds, q)
+                if i < len(bounds) and bounds[i] == q:
+                    suspects.append(q)
     cit = _iterator("character", "")
     cit.setText(ustr)
     try:
         drop = set()
-        for i in suspects:
-            b = bounds[i]
+        for b in suspects:
             u16 = b + bisect_left(cp_astral, b) if cp_astral else b
             if not cit.isBoundary(u16):
-                drop.add(i)
+                drop.add(b)
     finally:
         cit.setText(_EMPTY)
     if not drop:
         return bounds
-    return [b for i, b in enumerate(bounds) if i not in drop]
+    return [b for b in bounds if b not in drop]
 
 
 def utf16_to_codepoint_offsets(text: str, utf16_offsets: Iterable[int]) -> list[int]:

@@ -69,8 +69,17 @@ def test_html_latin1_meta_charset() -> None:
 
 def test_html_sample_files() -> None:
     for name, expected in {
-        "pricing_en.html": ["# ", "| Plan | Price per user | Storage | Support |"],
-        "preise_de.html": ["# ", "| Tarif | Preis pro Nutzer | Speicher | Support |"],
+        "pricing_en.html": [
+            "# Pricing and Features\n",
+            "## Plans and prices\n\nTable 1: Plans and prices\n\n"
+            "| Plan | Price per user | Storage | Support |\n",
+            "| Single sign-on | No | Yes | Yes |",
+        ],
+        "preise_de.html": [
+            "# Preise und Funktionen\n",
+            "Tabelle 2: Funktionen nach Tarif\n\n| Funktion | Kostenlos | Team | Enterprise |\n",
+            "| Aufbewahrung der Backups | 7 Tage | 30 Tage | 365 Tage |",
+        ],
     }.items():
         path = DATA / name
         if not path.exists():
@@ -78,6 +87,9 @@ def test_html_sample_files() -> None:
         r = extract(path.read_bytes(), filename=name)
         for e in expected:
             assert e in r.text, (name, e)
+        for dropped in ("tracking-code", "Impressum", "Startseite", "Home |", "border-collapse"):
+            assert dropped not in r.text
+        assert len(r.report.tables) == 2
 
 
 def test_50mb_html_rejected_quickly() -> None:

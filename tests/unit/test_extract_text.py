@@ -113,3 +113,29 @@ def test_max_bytes() -> None:
 def test_bad_limit_rejected() -> None:
     with pytest.raises(ValueError, match="max_pages"):
         ExtractLimits(max_pages=0)
+
+
+def test_markdown_samples_keep_headings_and_tables() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    expected = {
+        "manual_en.md": [
+            "# X17 Pump Operating Manual\n",
+            "## 3 Maintenance\n",
+            "Table 1: Plans and prices\n\n| Plan | Price per user | Storage | Support |\n",
+            "| Enterprise | 45 USD | Unlimited | Dedicated manager, 1 hour |",
+        ],
+        "handbuch_de.md": [
+            "# Betriebsanleitung Pumpe X17\n",
+            "## 1 Sicherheit\n",
+            "Tabelle 1: Tarife und Preise\n\n| Tarif | Preis pro Nutzer | Speicher | Support |\n",
+            "| Kostenlos | 0 € | 5 GB | Community-Forum |",
+        ],
+    }
+    for name, parts in expected.items():
+        r = extract((data / name).read_bytes(), filename=name)
+        assert r.report.format is DocFormat.MARKDOWN
+        for part in parts:
+            assert part in r.text, (name, part)
+        assert len(r.report.tables) == 1

@@ -123,3 +123,42 @@ class FakeIndex:
     def live(self, doc_id: str) -> set[str]:
         with self.lock:
             return {r for r, _i, st, _e in self.docs.get(doc_id, {}).values() if st is State.LIVE}
+
+
+def chunks_from_paragraphs(
+    doc_id: str,
+    v: ObjectVersion,
+    paragraphs: Sequence[str],
+    *,
+    lang: str = "en",
+    kind: str = "prose",
+    heading: str = "",
+) -> list[Chunk]:
+    """One chunk per paragraph of a synthetic extracted text (offsets are exact)."""
+    out = []
+    pos = 0
+    for i, body in enumerate(paragraphs):
+        out.append(
+            Chunk(
+                doc_id=doc_id,
+                source_key=v.key,
+                revision=v.revision,
+                source_etag=v.etag,
+                last_modified=v.last_modified,
+                chunk_index=i,
+                start=pos,
+                end=pos + len(body),
+                byte_start=len("\n\n".join(paragraphs)[:pos].encode()),
+                byte_end=len("\n\n".join(paragraphs)[:pos].encode()) + len(body.encode()),
+                body=body,
+                heading_path=[heading] if heading else [],
+                text=(heading + "\n" + body) if heading else body,
+                token_count=len(body.split()) + 2,
+                kind=kind,  # type: ignore[arg-type]
+                lang=lang,
+                page_start=1 + i // 2,
+                page_end=1 + i // 2,
+            )
+        )
+        pos += len(body) + 2
+    return out

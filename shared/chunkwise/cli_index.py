@@ -1,0 +1,166 @@
+"""`chunkwise index ...` and `chunkwise search ...` entry points (wired by chunkwise.cli).
+
+    chunkwise index create [--generation G] [--swap]      build a new generation index
+    chunkwise index swap G                               move write+read alias atomically
+    chunkwise index drop G [--force]                     delete a generation index
+    chunkwise index sweep --older-than 30d               purge superseded/deleted chunks
+    chunkwise index list                                 generations and the live one
+    chunkwise search "query" [--k 5] [--json] [--doc ID] [--key-prefix P]
+                     [--lang de] [--kind table] [--fusion auto|server|client]
+
+Common options: --url (default $OPENSEARCH_URL or http://127.0.0.1:9200),
+--prefix (default $CHUNKWISE_INDEX_PREFIX or "chunks"), --embedder (default
+$CHUNKWISE_EMBEDDER or the local all-MiniLM-L6-v2).
+
+Exit codes: 0 ok, 1 operational error (OpenSearch down, bad generation), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from chunkwise.errors import ChunkwiseError
+from chunkwise.index import DEFAULT_PREFIX, IndexNames, new_generation_id, parse_duration_seconds
+
+DEFAULT_URL = "http://127.0.0.1:9200"
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", default=os.environ.get("OPENSEARCH_URL", DEFAULT_URL))
+    p.add_argument("--prefix", default=os.environ.get("CHUNKWISE_INDEX_PREFIX", DEFAULT_PREFIX))
+    p.add_argument("--embedder", default=None, help="local | bedrock:<model-id>")
+
+
+def _index_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chunkwise index", description="index generations")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("create", help="create a generation index")
+    c.add_argument("--generation", default=None, help="id (default: from the clock)")
+    c.add_argument("--dimension", type=int, default=None, help="default: the embedder's")
+    c.add_argument("--shards", type=int, default=1)
+    c.add_argument("--replicas", type=int, default=0)
+    c.add_argument("--swap", action="store_true", help="swap the aliases to it afterwards")
+    s = sub.add_parser("swap", help="point write and read alias at a generation")
+    s.add_argument("generation")
+    d = sub.add_parser("drop", help="delete a generation index")
+    d.add_argument("generation")
+    d.add_argument("--force", action="store_true", help="even if it is live")
+    w = sub.add_parser("sweep", help="delete superseded/deleted chunks older than a duration")
+    w.add_argument("--older-than", required=True, help="e.g. 30d, 12h")
+    sub.add_parser("list", help="list generations")
+    for sp in (c, s, d, w, sub.choices["list"]):
+        _common(sp)
+    return p
+
+
+def main_index(argv: list[str]) -> int:
+    parser = _index_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    from chunkwise.index_opensearch import OpenSearchIndex, connect
+
+    try:
+        names = IndexNames(args.prefix)
+        ix = OpenSearchIndex(connect(args.url), names)
+        if args.cmd == "create":
+            dimension = args.dimension
+            model = ""
+            if dimension is None or args.embedder:
+                from chunkwise.embed import get_embedder
+
+                emb = get_embedder(args.embedder)
+                dimension = dimension or emb.dimension
+                model = emb.name
+            gen = args.generation or new_generation_id()
+            index = ix.create_generation(
+                gen,
+                dimension=dimension,
+                embedder_name=model,
+                shards=args.shards,
+                replicas=args.replicas,
+            )
+            print(index)
+            if args.swap:
+                ix.swap(gen)
+                print(f"aliases {names.write_alias}, {names.read_alias} -> {index}")
+        elif args.cmd == "swap":
+            ix.swap(args.generation)
+            print(
+                f"aliases {names.write_alias}, {names.read_alias} -> {names.index(args.generation)}"
+            )
+        elif args.cmd == "drop":
+            ix.drop(args.generation, force=args.force)
+            print(f"dropped {names.index(args.generation)}")
+        elif args.cmd == "sweep":
+            n = ix.sweep(parse_duration_seconds(args.older_than))
+            print(f"swept {n} chunks")
+        elif args.cmd == "list":
+            live = ix.live_generation()
+            for g in ix.generations():
+                idx = names.index(g)
+                print(f"{idx}{'  (live)' if idx == live else ''}")
+    except ChunkwiseError as exc:
+        print(f"chunkwise index: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError) else 1
+    return 0
+
+
+def _search_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chunkwise search", description="hybrid search")
+    p.add_argument("query")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--json", action="store_true", help="one JSON object per hit")
+    p.add_argument("--doc", action="append", default=[], help="doc_id filter (repeatable)")
+    p.add_argument("--key-prefix", default=None)
+    p.add_argument("--lang", action="append", default=[], help="chunk language filter")
+    p.add_argument("--kind", action="append", default=[], help="chunk kind filter")
+    p.add_argument("--fusion", choices=["auto", "server", "client"], default="auto")
+    _common(p)
+    return p
+
+
+def main_search(argv: list[str]) -> int:
+    parser = _search_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if args.k < 1:
+        print("chunkwise search: --k must be >= 1", file=sys.stderr)
+        return 2
+    from chunkwise.embed import get_embedder
+    from chunkwise.index_opensearch import connect
+    from chunkwise.search import SearchFilters, format_hit
+    from chunkwise.search_opensearch import Searcher
+
+    try:
+        searcher = Searcher(
+            connect(args.url),
+            get_embedder(args.embedder),
+            IndexNames(args.prefix),
+            fusion=args.fusion,
+        )
+        filters = SearchFilters(
+            doc_ids=tuple(args.doc),
+            key_prefix=args.key_prefix,
+            langs=tuple(args.lang),
+            kinds=tuple(args.kind),
+        )
+        hits = searcher.search(args.query, args.k, filters)
+    except ChunkwiseError as exc:
+        print(f"chunkwise search: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError) else 1
+    if args.json:
+        for h in hits:
+            print(json.dumps(h.model_dump(mode="json", exclude={"text"}), ensure_ascii=False))
+    else:
+        if not hits:
+            print("no results")
+        for i, h in enumerate(hits, start=1):
+            print(format_hit(h, i))
+    return 0

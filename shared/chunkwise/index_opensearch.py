@@ -1,0 +1,546 @@
+"""opensearch-py adapter of the index port: generations, aliases, bulk, revision states.
+
+Retries
+-------
+Request-level failures (connection refused/reset, timeouts, HTTP 429 and 5xx)
+are retried with exponential backoff and jitter by `tenacity` (the transport
+of opensearch-py retries immediately, without backoff, which does not help
+against throttling or a restarting node; its own retries are therefore off).
+Inside a bulk response, items rejected with 429/5xx are re-sent with the same
+backoff; items rejected with 4xx (mapping conflicts, strict mapping, bad
+vectors) are permanent. After the last attempt a `TransientOpenSearchError`
+(a `TransientError`) is raised; nothing that was not acknowledged is reported
+as indexed.
+
+All-or-nothing revisions
+------------------------
+`write_revision` writes a revision's chunks as ``pending`` (invisible through
+the filtered read alias). If any chunk is rejected, the chunks of that
+revision that did get in are deleted again and `MappingRejectedError` (a
+`PermanentError`) is raised; `flip_live` never runs for it.
+
+Index-only fields and the Chunk contract: see `chunkwise.index`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import (
+    ConnectionError as OSConnectionError,
+)
+from opensearchpy.exceptions import (
+    NotFoundError,
+    TransportError,
+)
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from chunkwise.errors import PermanentError, TransientError
+from chunkwise.index import (
+    IndexNames,
+    RevisionState,
+    State,
+    bulk_actions,
+    delete_revision_body,
+    flip_live_body,
+    index_body,
+    parse_revision_states,
+    revision_states_query,
+    stale_chunks_body,
+    supersede_body,
+    swap_actions,
+    sweep_body,
+    utcnow_iso,
+)
+from chunkwise.schema import Chunk
+
+log = logging.getLogger("chunkwise.index")
+
+T = TypeVar("T")
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class TransientOpenSearchError(TransientError):
+    """OpenSearch unreachable/throttling after all retries; safe to retry later."""
+
+
+class MappingRejectedError(PermanentError):
+    """Chunks were rejected by the mapping (strict fields, wrong vector dimension, ...)."""
+
+    def __init__(self, message: str, failures: Sequence[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.failures = list(failures)
+
+
+class GenerationError(PermanentError):
+    """Invalid generation operation (exists already, in use, missing)."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 6
+    initial: float = 0.2  # seconds
+    maximum: float = 5.0
+    jitter: float = 0.2
+
+
+def connect(url: str, *, timeout: float = 30.0, **kwargs: Any) -> OpenSearch:
+    """A client for ``url`` with transport retries off (we retry with backoff)."""
+    return OpenSearch(
+        hosts=[url],
+        timeout=timeout,
+        max_retries=0,
+        retry_on_timeout=False,
+        http_compress=True,
+        **kwargs,
+    )
+
+
+def _status(exc: BaseException) -> int | None:
+    if isinstance(exc, TransportError):
+        code = exc.status_code
+        return code if isinstance(code, int) else None
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, OSConnectionError):  # includes ConnectionTimeout
+        return True
+    if isinstance(exc, _RetryItems):
+        return True
+    st = _status(exc)
+    return st is not None and st in RETRY_STATUSES
+
+
+class _RetryItems(Exception):
+    """Internal: some bulk items were throttled; retry those."""
+
+
+def _log_retry(state: RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome else None
+    log.warning(
+        "opensearch: attempt %d failed (%s), retrying",
+        state.attempt_number,
+        type(exc).__name__ if exc else "?",
+    )
+
+
+def with_retries(policy: RetryPolicy, what: str, fn: Callable[[], T]) -> T:
+    """Run ``fn`` retrying transient failures; map the final failure to a typed error."""
+    retrying = Retrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=wait_exponential(multiplier=policy.initial, max=policy.maximum)
+        + wait_random(0, policy.jitter),
+        retry=retry_if_exception(is_transient),
+        before_sleep=_log_retry,
+        reraise=True,
+    )
+    try:
+        return retrying(fn)
+    except _RetryItems as exc:
+        raise TransientOpenSearchError(
+            f"{what}: items still throttled after {policy.attempts} attempts: {exc}"
+        ) from exc
+    except (OSConnectionError, TransportError) as exc:
+        if is_transient(exc):
+            raise TransientOpenSearchError(
+                f"{what}: OpenSearch unavailable after {policy.attempts} attempts: {exc}"
+            ) from exc
+        raise PermanentError(f"{what}: {exc}") from exc
+
+
+@dataclass
+class BulkResult:
+    indexed: list[str] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _bulk_body(actions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    body: list[dict[str, Any]] = []
+    for a in actions:
+        meta: dict[str, Any] = {"_index": a["_index"], "_id": a["_id"]}
+        if a.get("_routing"):
+            meta["routing"] = a["_routing"]
+        for k in ("if_seq_no", "if_primary_term"):
+            if k in a:
+                meta[k] = a[k]
+        op = a.get("_op_type", "index")
+        body.append({op: meta})
+        if op != "delete":
+            body.append(a["_source"])
+    return body
+
+
+def bulk_with_retries(
+    client: OpenSearch,
+    actions: Sequence[dict[str, Any]],
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    batch_size: int = 500,
+    refresh: str | bool = False,
+) -> BulkResult:
+    """Send bulk actions; retry throttled items and failed requests with backoff.
+
+    Returns acknowledged ids and permanently failed items (4xx). Raises
+    `TransientOpenSearchError` when retries are exhausted.
+    """
+    result = BulkResult()
+    for s in range(0, len(actions), batch_size):
+        pending = list(actions[s : s + batch_size])
+
+        def attempt(batch: list[dict[str, Any]] = pending) -> None:
+            resp = client.bulk(body=_bulk_body(batch), params={"refresh": str(refresh).lower()})
+            retry: list[dict[str, Any]] = []
+            by_id = {a["_id"]: a for a in batch}
+            for item in resp.get("items", []):
+                (_op, info), *_ = item.items()
+                status = int(info.get("status", 0))
+                if 200 <= status < 300:
+                    result.indexed.append(str(info["_id"]))
+                elif status in RETRY_STATUSES:
+                    retry.append(by_id[str(info["_id"])])
+                else:
+                    result.failed.append(
+                        {"_id": info.get("_id"), "status": status, "error": info.get("error")}
+                    )
+            batch[:] = retry
+            if retry:
+                raise _RetryItems(f"{len(retry)} of the batch throttled")
+
+        with_retries(policy, "bulk", attempt)
+    return result
+
+
+class OpenSearchIndex:
+    """IndexPort over opensearch-py plus generation management.
+
+    ``target`` is where writes go: the write alias (default), or a physical
+    generation index while it is being built before the swap.
+    """
+
+    def __init__(
+        self,
+        client: OpenSearch,
+        names: IndexNames | None = None,
+        *,
+        target: str | None = None,
+        policy: RetryPolicy | None = None,
+        batch_size: int = 500,
+        page_size: int = 1000,
+        max_rounds: int = 100,
+    ) -> None:
+        self.client = client
+        self.page_size = page_size
+        self.max_rounds = max_rounds
+        self.names = names or IndexNames()
+        self.target = target or self.names.write_alias
+        self.policy = policy or RetryPolicy()
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ generations
+
+    def create_generation(
+        self,
+        generation: str,
+        *,
+        dimension: int,
+        embedder_name: str = "",
+        chunker_config: dict[str, Any] | None = None,
+        shards: int = 1,
+        replicas: int = 0,
+    ) -> str:
+        index = self.names.index(generation)
+        body = index_body(
+            dimension,
+            embedder_name=embedder_name,
+            generation=generation,
+            chunker_config=chunker_config,
+            shards=shards,
+            replicas=replicas,
+        )
+
+        def create() -> None:
+            if self.client.indices.exists(index=index):
+                raise GenerationError(f"generation index {index} exists already")
+            self.client.indices.create(index=index, body=body)
+
+        with_retries(self.policy, f"create {index}", create)
+        return index
+
+    def alias_holders(self, alias: str) -> list[str]:
+        def get() -> list[str]:
+            try:
+                return sorted(self.client.indices.get_alias(name=alias).keys())
+            except NotFoundError:
+                return []
+
+        return with_retries(self.policy, f"get alias {alias}", get)
+
+    def live_generation(self) -> str | None:
+        holders = self.alias_holders(self.names.read_alias)
+        return holders[0] if holders else None
+
+    def swap(self, generation: str) -> dict[str, Any]:
+        """Point write and read alias at ``generation`` in one atomic ``_aliases`` call."""
+        index = self.names.index(generation)
+
+        def do() -> dict[str, Any]:
+            if not self.client.indices.exists(index=index):
+                raise GenerationError(f"generation index {index} does not exist")
+            body = swap_actions(
+                self.names,
+                index,
+                current_write=self.alias_holders(self.names.write_alias),
+                current_read=self.alias_holders(self.names.read_alias),
+            )
+            self.client.indices.update_aliases(body=body)
+            return body
+
+        return with_retries(self.policy, f"swap to {index}", do)
+
+    def drop(self, generation: str, *, force: bool = False) -> None:
+        index = self.names.index(generation)
+        in_use = index in self.alias_holders(self.names.read_alias) or index in self.alias_holders(
+            self.names.write_alias
+        )
+        if in_use and not force:
+            raise GenerationError(f"{index} holds the live aliases; swap first (or force)")
+
+        def do() -> None:
+            try:
+                self.client.indices.delete(index=index)
+            except NotFoundError as exc:
+                raise GenerationError(f"generation index {index} does not exist") from exc
+
+        with_retries(self.policy, f"drop {index}", do)
+
+    def generations(self) -> list[str]:
+        def get() -> list[str]:
+            try:
+                found = self.client.indices.get(index=f"{self.names.prefix}-*")
+            except NotFoundError:
+                return []
+            return sorted(g for g in (self.names.generation_of(i) for i in found) if g is not None)
+
+        return with_retries(self.policy, "list generations", get)
+
+    def ensure_live_generation(
+        self, generation: str, *, dimension: int, embedder_name: str = ""
+    ) -> str:
+        """Create ``generation`` and swap to it unless some generation is live already."""
+        live = self.live_generation()
+        if live:
+            return live
+        index = self.names.index(generation)
+        if not self.client.indices.exists(index=index):
+            self.create_generation(generation, dimension=dimension, embedder_name=embedder_name)
+        self.swap(generation)
+        return index
+
+    def sweep(self, older_than_seconds: int, *, now: datetime | None = None) -> int:
+        """Delete superseded/deleted chunks older than the retention; returns the count."""
+        cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_seconds)
+        body = sweep_body(cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+        return self._delete_matching(body["query"], routing=None, what="sweep")
+
+    # ------------------------------------------------------------------ IndexPort
+
+    def refresh(self) -> None:
+        with_retries(self.policy, "refresh", lambda: self.client.indices.refresh(index=self.target))
+
+    def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
+        def do() -> dict[str, RevisionState]:
+            resp = self.client.search(
+                index=self.target,
+                body=revision_states_query(doc_id),
+                params={"routing": doc_id, "request_cache": "false"},
+            )
+            return parse_revision_states(resp)
+
+        return with_retries(self.policy, f"states of {doc_id}", do)
+
+    def write_revision(
+        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
+    ) -> None:
+        if not chunks:
+            return
+        keys = {(c.doc_id, c.revision) for c in chunks}
+        if len(keys) != 1:
+            raise ValueError("write_revision takes the chunks of exactly one revision")
+        ((doc_id, revision),) = keys
+        actions = list(bulk_actions(chunks, embeddings, index=self.target, state=State.PENDING))
+        try:
+            res = bulk_with_retries(
+                self.client, actions, policy=self.policy, batch_size=self.batch_size
+            )
+        except TransientError:
+            self._cleanup(doc_id, revision)
+            raise
+        if res.failed:
+            self._cleanup(doc_id, revision)
+            first = res.failed[0]
+            raise MappingRejectedError(
+                f"document {doc_id} revision {revision}: {len(res.failed)} of {len(chunks)} "
+                f"chunks rejected, whole revision withdrawn (first: {first['_id']}: "
+                f"{_reason(first.get('error'))})",
+                res.failed,
+            )
+        self.refresh()
+        # Chunks of this revision beyond its chunk count (older chunker run) go away.
+        self._delete_matching(
+            stale_chunks_body(doc_id, revision, len(chunks))["query"],
+            routing=doc_id,
+            what="drop stale chunks",
+        )
+
+    def _cleanup(self, doc_id: str, revision: str) -> None:
+        """Best-effort removal of a rejected revision's pending chunks."""
+        try:
+            self.refresh()
+            self._delete_matching(
+                delete_revision_body(doc_id, revision)["query"],
+                routing=doc_id,
+                what="withdraw rejected revision",
+                policy=RetryPolicy(attempts=2, initial=0.1, maximum=0.5),
+            )
+        except (TransientError, PermanentError) as exc:
+            # Pending chunks are invisible through the read alias and are superseded
+            # or overwritten by the next reconcile of the document.
+            log.warning("could not withdraw pending chunks of %s/%s: %s", doc_id, revision, exc)
+
+    # The node may lack the `reindex` module (_update_by_query/_delete_by_query), and
+    # those APIs skip conflicting documents anyway. So state changes are done as
+    # search (with seq_no/primary_term, routed to the document's shard) + bulk
+    # conditional updates: a concurrent change makes the update fail with 409 and the
+    # loop re-reads. Every round removes the updated chunks from the query's matches,
+    # so repeating until nothing matches also pages through large documents.
+
+    def _matching(
+        self, query: dict[str, Any], routing: str | None, what: str, policy: RetryPolicy
+    ) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"request_cache": "false"}
+        if routing is not None:
+            params["routing"] = routing
+
+        def do() -> list[dict[str, Any]]:
+            resp = self.client.search(
+                index=self.target,
+                body={
+                    "query": query,
+                    "size": self.page_size,
+                    "_source": ["doc_id"],
+                    "seq_no_primary_term": True,
+                },
+                params=params,
+            )
+            hits: list[dict[str, Any]] = resp["hits"]["hits"]
+            return hits
+
+        return with_retries(policy, what, do)
+
+    def _bulk_rounds(
+        self,
+        query: dict[str, Any],
+        routing: str | None,
+        what: str,
+        make_action: Callable[[dict[str, Any]], dict[str, Any]],
+        policy: RetryPolicy | None = None,
+    ) -> int:
+        policy = policy or self.policy
+        done = 0
+        for _ in range(self.max_rounds):
+            hits = self._matching(query, routing, what, policy)
+            if not hits:
+                return done
+            res = bulk_with_retries(
+                self.client,
+                [make_action(h) for h in hits],
+                policy=policy,
+                batch_size=self.batch_size,
+                refresh=True,
+            )
+            done += len(res.indexed)
+            hard = [f for f in res.failed if f["status"] not in (404, 409)]
+            if hard:
+                raise PermanentError(f"{what}: {_reason(hard[0].get('error'))}")
+        raise TransientOpenSearchError(f"{what}: still matching after {self.max_rounds} rounds")
+
+    def _delete_matching(
+        self,
+        query: dict[str, Any],
+        *,
+        routing: str | None,
+        what: str,
+        policy: RetryPolicy | None = None,
+    ) -> int:
+        def action(h: dict[str, Any]) -> dict[str, Any]:
+            return {
+                "_op_type": "delete",
+                "_index": h["_index"],
+                "_id": h["_id"],
+                "_routing": h.get("_routing") or h["_source"]["doc_id"],
+            }
+
+        return self._bulk_rounds(query, routing, what, action, policy)
+
+    def _set_state(self, doc_id: str, query: dict[str, Any], state: State, what: str) -> int:
+        now = utcnow_iso()
+        partial: dict[str, Any] = {"state": state.value}
+        if state is State.LIVE:
+            partial["live_at"] = now
+        elif state is not State.PENDING:
+            partial["superseded_at"] = now
+
+        def action(h: dict[str, Any]) -> dict[str, Any]:
+            return {
+                "_op_type": "update",
+                "_index": h["_index"],
+                "_id": h["_id"],
+                "_routing": doc_id,
+                "if_seq_no": h["_seq_no"],
+                "if_primary_term": h["_primary_term"],
+                "_source": {"doc": partial},
+            }
+
+        return self._bulk_rounds(query, doc_id, what, action)
+
+    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None:
+        self._set_state(
+            doc_id,
+            flip_live_body(doc_id, revision, "")["query"],
+            State.LIVE,
+            f"flip {doc_id}/{revision}",
+        )
+
+    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
+        state = State.SUPERSEDED if keep_revision is not None else State.DELETED
+        self._set_state(
+            doc_id,
+            supersede_body(doc_id, keep_revision, "", state=state)["query"],
+            state,
+            f"supersede {doc_id}",
+        )
+
+    def live_revisions(self, doc_id: str) -> set[str]:
+        return {r for r, s in self.revision_states(doc_id).items() if s.visible}
+
+
+def _reason(error: Any) -> str:
+    if isinstance(error, dict):
+        cause = error.get("caused_by", {})
+        return f"{error.get('type')}: {error.get('reason')}" + (
+            f" ({cause.get('reason')})" if isinstance(cause, dict) and cause else ""
+        )
+    return str(error)

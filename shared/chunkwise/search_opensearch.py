@@ -1,0 +1,161 @@
+"""Executes hybrid search against OpenSearch (opensearch-py); picks the fusion path.
+
+- ``server``: the cluster has neural-search. A search pipeline fuses the
+  ``hybrid`` query's BM25 and k-NN sub-results: RRF (``score-ranker-processor``,
+  neural-search >= 2.19) or, on older plugins, min-max normalisation + mean.
+  One round trip; the score breakdown has the fused score only.
+- ``client``: two searches (BM25, k-NN) fused by `chunkwise.search.rrf` (k=60);
+  the breakdown has both retrievers' scores and ranks.
+- ``auto`` (default): ``server`` if the plugin is there, else ``client``.
+
+Both query the read alias, whose filter hides non-live chunks; the same live
+filter is also inside every query (so k-NN picks its top k among live chunks).
+Results are post-processed (newest revision per document, no overlapping spans).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
+
+from chunkwise.embed import Embedder
+from chunkwise.index import IndexNames
+from chunkwise.index_opensearch import RetryPolicy, with_retries
+from chunkwise.search import (
+    PIPELINE_NORM,
+    PIPELINE_RRF,
+    Hit,
+    SearchFilters,
+    bm25_query,
+    fuse_client_side,
+    guess_query_lang,
+    hits_from_response,
+    hybrid_query,
+    knn_query,
+    normalization_pipeline_body,
+    postprocess,
+    rrf_pipeline_body,
+)
+
+log = logging.getLogger("chunkwise.search")
+
+Fusion = Literal["auto", "server", "client"]
+
+
+@dataclass(frozen=True)
+class ClusterCaps:
+    neural_search: bool
+    rrf_pipeline: bool  # score-ranker-processor accepted
+    version: str
+
+
+def detect_caps(client: OpenSearch, policy: RetryPolicy | None = None) -> ClusterCaps:
+    """Does the cluster have neural-search, and does it accept the RRF processor?"""
+    pol = policy or RetryPolicy(attempts=3)
+    plugins = with_retries(pol, "cat plugins", lambda: client.cat.plugins(format="json"))
+    names = {str(p.get("component", "")) for p in plugins}
+    version = str(with_retries(pol, "info", client.info).get("version", {}).get("number", ""))
+    neural = any("neural-search" in n for n in names)
+    rrf_ok = False
+    if neural:
+        try:
+            client.transport.perform_request(
+                "PUT", f"/_search/pipeline/{PIPELINE_RRF}", body=rrf_pipeline_body()
+            )
+            rrf_ok = True
+        except TransportError as exc:
+            log.info("RRF search pipeline not accepted (%s); using normalization", exc)
+            client.transport.perform_request(
+                "PUT", f"/_search/pipeline/{PIPELINE_NORM}", body=normalization_pipeline_body()
+            )
+    return ClusterCaps(neural_search=neural, rrf_pipeline=rrf_ok, version=version)
+
+
+class Searcher:
+    """Hybrid search over the read alias."""
+
+    def __init__(
+        self,
+        client: OpenSearch,
+        embedder: Embedder,
+        names: IndexNames | None = None,
+        *,
+        fusion: Fusion = "auto",
+        index: str | None = None,
+        candidates: int = 4,
+        policy: RetryPolicy | None = None,
+    ) -> None:
+        self.client = client
+        self.embedder = embedder
+        self.names = names or IndexNames()
+        self.index = index or self.names.read_alias
+        self.requested: Fusion = fusion
+        self.candidates = max(1, candidates)
+        self.policy = policy or RetryPolicy(attempts=3)
+        self._caps: ClusterCaps | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def caps(self) -> ClusterCaps:
+        with self._lock:
+            if self._caps is None:
+                self._caps = detect_caps(self.client, self.policy)
+            return self._caps
+
+    @property
+    def fusion(self) -> Literal["server", "client"]:
+        if self.requested == "client":
+            return "client"
+        if self.requested == "server":
+            if not self.caps.neural_search:
+                raise RuntimeError("server-side fusion needs the neural-search plugin")
+            return "server"
+        return "server" if self.caps.neural_search else "client"
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        filters: SearchFilters | None = None,
+        *,
+        lang: str | None = None,
+    ) -> list[Hit]:
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        f = filters or SearchFilters()
+        qlang = lang or guess_query_lang(query)
+        vector = self.embedder.embed_query(query)
+        window = k * self.candidates
+        if self.fusion == "server":
+            hits = self._server(query, vector, window, f, qlang)
+        else:
+            hits = self._client(query, vector, window, f, qlang)
+        return postprocess(hits, k)
+
+    def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
+        return with_retries(
+            self.policy,
+            "search",
+            lambda: self.client.search(index=self.index, body=body, params=params or {}),
+        )
+
+    def _server(
+        self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
+    ) -> list[Hit]:
+        pipeline = PIPELINE_RRF if self.caps.rrf_pipeline else PIPELINE_NORM
+        body = hybrid_query(query, vector, window, f, lang=lang)
+        resp = self._search(body, {"search_pipeline": pipeline})
+        return hits_from_response(resp, "rrf-server" if pipeline == PIPELINE_RRF else "norm-server")
+
+    def _client(
+        self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
+    ) -> list[Hit]:
+        b = self._search(bm25_query(query, window, f, lang=lang))
+        kn = self._search(knn_query(vector, window, f))
+        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"])

@@ -1,0 +1,207 @@
+"""Hybrid search against a real node, both fusion paths, with the real local embedder."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from opensearchpy import OpenSearch
+
+from chunkwise.cli_index import main_search
+from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.index import IndexNames, ObjectVersion, make_doc_id, reconcile
+from chunkwise.index_opensearch import OpenSearchIndex, connect
+from chunkwise.search import SearchFilters
+from chunkwise.search_opensearch import Searcher, detect_caps
+from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+
+pytestmark = pytest.mark.integration
+
+BUCKET = "bucket"
+CORPUS: dict[str, tuple[str, str, list[str]]] = {
+    "en/lease.md": (
+        "en",
+        "prose",
+        [
+            "The tenant may terminate the lease with three months notice in writing.",
+            "Rent is due on the first working day of each month by bank transfer.",
+            "Pets are allowed only with the landlord's prior written consent.",
+        ],
+    ),
+    "de/mietvertrag.md": (
+        "de",
+        "prose",
+        [
+            "Die Kündigungsfristen für den Mieter betragen drei Monate zum Monatsende.",
+            "Die Miete ist jeweils am dritten Werktag des Monats im Voraus zu zahlen.",
+            "Haustiere dürfen nur mit vorheriger Zustimmung des Vermieters gehalten werden.",
+        ],
+    ),
+    "en/prices.md": (
+        "en",
+        "table",
+        [
+            "| Product | Price |\n| --- | --- |\n| Apple | 0.50 EUR |",
+            "| Product | Price |\n| --- | --- |\n| Banana | 0.30 EUR |",
+        ],
+    ),
+    "en/space.md": (
+        "en",
+        "prose",
+        [
+            "The telescope observed a distant galaxy cluster with strong lensing.",
+            "Astronomers measured the redshift of the quasar spectrum.",
+        ],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return default_embedder()
+
+
+@pytest.fixture(scope="module")
+def client(opensearch_url: str) -> OpenSearch:
+    return connect(opensearch_url)
+
+
+@pytest.fixture(scope="module")
+def corpus_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
+    names = IndexNames(f"it-search-{uuid.uuid4().hex[:10]}")
+    ix = OpenSearchIndex(client, names)
+    ix.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
+    s3 = FakeS3(BUCKET)
+    for key, (lang, kind, paras) in CORPUS.items():
+        s3.put(key, "v1", "2025-03-01T00:00:00Z")
+        doc = make_doc_id(BUCKET, key)
+        reconcile(
+            key,
+            doc,
+            s3=s3,
+            index=ix,
+            load_chunks=lambda v, d=doc, p=paras, la=lang, ki=kind: chunks_from_paragraphs(
+                d, v, p, lang=la, kind=ki, heading="Section"
+            ),
+            embed=embedder.embed,
+        )
+    yield ix
+    for g in ix.generations():
+        ix.drop(g, force=True)
+
+
+FUSIONS = ["client", "server"]
+
+
+def test_cluster_has_neural_search_with_rrf(client: OpenSearch) -> None:
+    caps = detect_caps(client)
+    assert caps.neural_search and caps.rrf_pipeline, caps
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_semantic_and_lexical_queries_find_the_right_chunk(
+    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+) -> None:
+    s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
+    assert s.fusion == fusion
+    top = s.search("how can the renter end the contract", k=3)[0]
+    assert top.citation.key == "en/lease.md" and top.chunk_index == 0
+    # German analyzer: "Kündigungsfrist" matches the stemmed plural in the text
+    de = s.search("Kündigungsfrist", k=3)
+    assert de[0].citation.key == "de/mietvertrag.md" and de[0].chunk_index == 0
+    sci = s.search("quasar redshift", k=2)
+    assert sci[0].citation.key == "en/space.md"
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_hits_carry_citation_and_score_breakdown(
+    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+) -> None:
+    s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
+    hits = s.search("rent due date bank transfer", k=5)
+    h = hits[0]
+    c = h.citation
+    paras = CORPUS["en/lease.md"][2]
+    assert c.key == "en/lease.md" and c.revision == "v1"
+    assert c.body == paras[1]
+    assert "\n\n".join(paras)[c.start : c.end] == c.body
+    assert c.heading_path == ["Section"] and c.page_start == 1 and c.page_end == 1
+    if fusion == "client":
+        assert h.score.fusion == "rrf-client"
+        assert h.score.bm25_rank is not None and h.score.knn_rank is not None
+        assert h.score.fused == pytest.approx(
+            1 / (60 + h.score.bm25_rank) + 1 / (60 + h.score.knn_rank)
+        )
+    else:
+        assert h.score.fusion == "rrf-server" and h.score.fused > 0
+    assert [x.score.fused for x in hits] == sorted((x.score.fused for x in hits), reverse=True)
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_filters_doc_prefix_lang_kind(
+    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+) -> None:
+    s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
+    q = "price of fruit"
+    assert {h.citation.key for h in s.search(q, 10, SearchFilters(key_prefix="de/"))} == {
+        "de/mietvertrag.md"
+    }
+    assert {h.lang for h in s.search(q, 10, SearchFilters(langs=("de",)))} == {"de"}
+    assert {h.kind for h in s.search(q, 10, SearchFilters(kinds=("table",)))} == {"table"}
+    doc = make_doc_id(BUCKET, "en/space.md")
+    assert {h.doc_id for h in s.search(q, 10, SearchFilters(doc_ids=(doc,)))} == {doc}
+
+
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_overlapping_spans_are_deduped(
+    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+) -> None:
+    key = f"dup/{uuid.uuid4().hex}.md"
+    doc = make_doc_id(BUCKET, key)
+    v = ObjectVersion("2025-03-02T00:00:00Z", "v1", key=key, bucket=BUCKET)
+    text = "Volcanic ash grounded flights across northern Europe for six days."
+    a = chunks_from_paragraphs(doc, v, [text])[0]
+    # a second chunk of the same revision covering an overlapping span
+    b = a.model_copy(
+        update={
+            "chunk_index": 1,
+            "start": 8,
+            "end": 8 + len(text[8:]),
+            "body": text[8:],
+            "text": text[8:],
+        }
+    )
+    corpus_index.write_revision([a, b], embedder.embed([a.text, b.text]))
+    corpus_index.flip_live(doc, "v1", 2)
+    s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
+    hits = s.search("volcanic ash flights", 5, SearchFilters(doc_ids=(doc,)))
+    assert len(hits) == 1
+
+
+def test_cli_search_json(
+    corpus_index: OpenSearchIndex, opensearch_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main_search(
+        [
+            "telescope galaxy",
+            "--k",
+            "2",
+            "--json",
+            "--url",
+            opensearch_url,
+            "--prefix",
+            corpus_index.names.prefix,
+        ]
+    )
+    assert rc == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert 1 <= len(lines) <= 2
+    assert lines[0]["citation"]["key"] == "en/space.md"
+    assert {"key", "revision", "page_start", "start", "end", "heading_path", "body"} <= set(
+        lines[0]["citation"]
+    )
+    rc = main_search(["telescope", "--url", opensearch_url, "--prefix", corpus_index.names.prefix])
+    out = capsys.readouterr().out
+    assert rc == 0 and "en/space.md @ v1" in out

@@ -41,6 +41,7 @@ def test_missing_file_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path)
 
 
 def test_limit_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pdfplumber")
     assert main_extract([str(DATA / "catalog_en_repeat.pdf"), "--max-pages", "1"]) == 3
     assert "max_pages" in capsys.readouterr().err
     assert main_extract([str(DATA / "manual_en.md"), "--max-pages", "0"]) == 2

@@ -9,6 +9,8 @@ import pytest
 
 from chunkwise.extract import DocFormat, ExtractLimits, LimitExceeded, extract
 
+pytest.importorskip("lxml")
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 PAGE = b"""<!DOCTYPE html>

@@ -219,7 +219,10 @@ def extract_html(text: str) -> tuple[str, int]:
         raise CorruptDocument(f"HTML could not be parsed: {exc}") from None
     body = root.find("body")
     b = _Builder()
-    _walk(body if body is not None else root, b)
+    try:
+        _walk(body if body is not None else root, b)
+    except RecursionError:
+        raise CorruptDocument("HTML nested too deeply") from None
     b.flush()
     out = "\n\n".join(b.blocks).strip()
     if not out:

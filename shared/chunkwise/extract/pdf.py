@@ -54,6 +54,7 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _WS = re.compile(r"\s+")
+_MAX_OCR_PIXELS = 4000
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
 
 
@@ -284,7 +285,11 @@ def _page_png(data: bytes, index: int) -> bytes:
     pdf = pdfium.PdfDocument(data)
     try:
         page = pdf[index]
-        image = page.render(scale=2.0).to_pil()
+        width, height = page.get_size()
+        # 144 dpi, but never more than _MAX_OCR_PIXELS on the long side: a huge
+        # page box must not turn into a multi-GB bitmap.
+        scale = min(2.0, _MAX_OCR_PIXELS / max(float(width), float(height), 1.0))
+        image = page.render(scale=scale).to_pil()
         buf = io.BytesIO()
         image.save(buf, format="PNG")
         return buf.getvalue()

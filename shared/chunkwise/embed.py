@@ -28,18 +28,20 @@ which is exactly `BertModel` + `Pooling(mean)` + `Normalize` of
 sentence-transformers. The tests reproduce the similarity matrix published in
 the sentence-transformers documentation for this model to 1e-3.
 
-Runtime dependencies of this module: numpy, safetensors, tokenizers.
+Runtime dependencies of this module: numpy, safetensors, tokenizers, threadpoolctl.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import importlib.util
 import json
 import math
 import os
 import threading
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -55,6 +57,10 @@ if TYPE_CHECKING:
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_PACKAGE = "all_minilm_l6_v2"
+#: BLAS threads used by the local embedder (default 1). OpenBLAS worker threads
+#: spin-wait: on a shared or busy machine (CI, Lambda, other processes) more
+#: than one thread was measured 13x slower than one; raise it on idle hosts.
+THREADS_ENV = "CHUNKWISE_EMBED_THREADS"
 #: Environment variable overriding where the model lives: a directory with the
 #: extracted files or the package's `model.zip`.
 MODEL_PATH_ENV = "CHUNKWISE_MODEL_PATH"
@@ -183,6 +189,18 @@ def load_tokenizer(files: ModelFiles, *, truncate_to: int | None = None) -> Toke
 
 
 # --------------------------------------------------------------------------- numpy BERT
+
+
+@contextlib.contextmanager
+def _blas_threads(n: int) -> Iterator[None]:
+    """Limit BLAS threads during a forward pass (threadpoolctl; no-op if absent)."""
+    try:
+        tpc = importlib.import_module("threadpoolctl")  # untyped; tiny pure-Python package
+    except ImportError:  # pragma: no cover - optional
+        yield
+        return
+    with tpc.threadpool_limits(limits=n, user_api="blas"):
+        yield
 
 
 def _erf(x: F32) -> F32:
@@ -333,9 +351,24 @@ class MiniLMEmbedder:
     `count_tokens` only loads the tokenizer.
     """
 
-    def __init__(self, model_path: Path | str | None = None, *, batch_size: int = 32) -> None:
+    def __init__(
+        self,
+        model_path: Path | str | None = None,
+        *,
+        batch_size: int = 32,
+        threads: int | None = None,
+    ) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        if threads is None:
+            env = os.environ.get(THREADS_ENV, "1")
+            try:
+                threads = int(env)
+            except ValueError as exc:
+                raise ConfigError(f"{THREADS_ENV}: not an integer: {env!r}") from exc
+        if threads < 1:
+            raise ConfigError(f"threads must be >= 1, got {threads}")
+        self._threads = threads
         self._files = ModelFiles(Path(model_path) if model_path else minilm_model_path())
         st_cfg = json.loads(self._files.read("sentence_bert_config.json"))
         pool_cfg = json.loads(self._files.read("1_Pooling/config.json"))
@@ -392,13 +425,20 @@ class MiniLMEmbedder:
             return self._encoder_tok, self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        import numpy as np
 
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a str")
         if not texts:
             return []
         tok, model = self._load()
+        with _blas_threads(self._threads):
+            return self._embed(tok, model, texts)
+
+    def _embed(
+        self, tok: Tokenizer, model: _BertEncoder, texts: Sequence[str]
+    ) -> list[list[float]]:
+        import numpy as np
+
         encs = tok.encode_batch(list(texts))
         # Sort by length so that each batch pads little; restore order at the end.
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))

@@ -112,3 +112,14 @@ def test_factory_and_bad_specs(monkeypatch: pytest.MonkeyPatch) -> None:
         MiniLMEmbedder(batch_size=0)
     with pytest.raises(TokenizerError):
         MiniLMEmbedder("/nonexistent/model.zip")
+    with pytest.raises(ConfigError, match="threads"):
+        MiniLMEmbedder(threads=0)
+    monkeypatch.setenv("CHUNKWISE_EMBED_THREADS", "many")
+    with pytest.raises(ConfigError, match="CHUNKWISE_EMBED_THREADS"):
+        MiniLMEmbedder()
+
+
+def test_thread_count_does_not_change_vectors(emb: MiniLMEmbedder) -> None:
+    texts = ["Threads must not change results.", "Zweiter Satz."]
+    two = MiniLMEmbedder(threads=2).embed(texts)
+    assert np.allclose(two, emb.embed(texts), atol=1e-5)

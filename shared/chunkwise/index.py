@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -625,3 +625,51 @@ def normalise_timestamp(ts: str) -> str:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --------------------------------------------------------------------------- reconcile sweep
+
+
+def visible_keys_query(after: Mapping[str, Any] | None = None, page: int = 1000) -> dict[str, Any]:
+    """Composite aggregation over the source keys that have live or pending chunks."""
+    comp: dict[str, Any] = {
+        "size": page,
+        "sources": [{"key": {"terms": {"field": "source_key"}}}],
+    }
+    if after:
+        comp["after"] = dict(after)
+    return {
+        "size": 0,
+        "query": {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
+        "aggs": {"keys": {"composite": comp}},
+    }
+
+
+def keys_to_reconcile(bucket_keys: Iterable[str], indexed_keys: Iterable[str]) -> list[str]:
+    """Every key S3 has or the index shows: lost events, redrives and manual deletes
+    are all repaired by reconciling this set (DESIGN section 4, reconcile sweep)."""
+    return sorted(set(bucket_keys) | set(indexed_keys))
+
+
+def reconcile_sweep(
+    bucket: str,
+    bucket_keys: Iterable[str],
+    indexed_keys: Iterable[str],
+    *,
+    s3: S3Port,
+    index: IndexPort,
+    load_chunks: ChunkSource,
+    embed: EmbedFn,
+) -> list[ReconcileResult]:
+    """Reconcile every key of the bucket and of the index."""
+    return [
+        reconcile(
+            key,
+            make_doc_id(bucket, key),
+            s3=s3,
+            index=index,
+            load_chunks=load_chunks,
+            embed=embed,
+        )
+        for key in keys_to_reconcile(bucket_keys, indexed_keys)
+    ]

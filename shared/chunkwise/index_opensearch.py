@@ -63,6 +63,7 @@ from chunkwise.index import (
     swap_actions,
     sweep_body,
     utcnow_iso,
+    visible_keys_query,
 )
 from chunkwise.schema import Chunk
 
@@ -532,6 +533,23 @@ class OpenSearchIndex:
             state,
             f"supersede {doc_id}",
         )
+
+    def visible_keys(self) -> list[str]:
+        """Source keys with live or pending chunks (for the reconcile sweep)."""
+        keys: list[str] = []
+        after: dict[str, Any] | None = None
+        while True:
+            body = visible_keys_query(after)
+
+            def do(b: dict[str, Any] = body) -> dict[str, Any]:
+                resp: dict[str, Any] = self.client.search(index=self.target, body=b)
+                return resp
+
+            agg = with_retries(self.policy, "visible keys", do)["aggregations"]["keys"]
+            keys.extend(str(b["key"]["key"]) for b in agg["buckets"])
+            after = agg.get("after_key")
+            if not agg["buckets"] or not after:
+                return keys
 
     def live_revisions(self, doc_id: str) -> set[str]:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}

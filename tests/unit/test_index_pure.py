@@ -21,6 +21,7 @@ from chunkwise.index import (
     flip_live_body,
     index_body,
     is_converged,
+    keys_to_reconcile,
     lang_fields,
     make_doc_id,
     new_generation_id,
@@ -28,10 +29,12 @@ from chunkwise.index import (
     parse_revision_states,
     plan_reconcile,
     reconcile,
+    reconcile_sweep,
     revision_sort_key,
     supersede_body,
     swap_actions,
     sweep_body,
+    visible_keys_query,
 )
 
 
@@ -267,3 +270,37 @@ def test_concurrent_writers_converge_with_fakes() -> None:
     _run(s3, idx, doc)
     assert not errors
     assert idx.live(doc) == {"r2"}
+
+
+def test_reconcile_sweep_repairs_dropped_events() -> None:
+    s3, idx = FakeS3(), FakeIndex()
+    s3.put("a", "r1", "2025-01-01T00:00:00Z")
+    s3.put("b", "r1", "2025-01-01T00:00:00Z")
+    for key in ("a", "b"):
+        reconcile(
+            key,
+            make_doc_id("bucket", key),
+            s3=s3,
+            index=idx,
+            load_chunks=lambda v: make_chunks(make_doc_id("bucket", v.key), v, 2),
+            embed=_embed,
+        )
+    # events lost: a got r2, b was deleted, c appeared
+    s3.put("a", "r2", "2025-01-02T00:00:00Z")
+    s3.delete("b")
+    s3.put("c", "r1", "2025-01-03T00:00:00Z")
+    assert keys_to_reconcile(["a", "c"], ["a", "b"]) == ["a", "b", "c"]
+    reconcile_sweep(
+        "bucket",
+        ["a", "c"],
+        ["a", "b"],
+        s3=s3,
+        index=idx,
+        load_chunks=lambda v: make_chunks(make_doc_id("bucket", v.key), v, 2),
+        embed=_embed,
+    )
+    assert idx.live(make_doc_id("bucket", "a")) == {"r2"}
+    assert idx.live(make_doc_id("bucket", "b")) == set()
+    assert idx.live(make_doc_id("bucket", "c")) == {"r1"}
+    q = visible_keys_query({"key": "a"})
+    assert q["aggs"]["keys"]["composite"]["after"] == {"key": "a"}

@@ -391,8 +391,8 @@ def make_encrypted_pdf(path: Path) -> None:
     canvas.save()
 
 
-def make_bulk_pdf(path: Path, pages: int = 100) -> None:
-    """The 100-page benchmark document: prose, headings and a table per page."""
+def make_bulk_pdf(path: Path, pages: int = 100, *, tables: bool = True) -> None:
+    """The 100-page benchmark document: prose, headings and (optionally) a table per page."""
     story: list[object] = [Paragraph("Benchmark Document", H1)]
     sentence = (
         "The quick brown fox jumps over the lazy dog while the pump keeps running "
@@ -402,6 +402,10 @@ def make_bulk_pdf(path: Path, pages: int = 100) -> None:
         story.append(Paragraph(f"Section {n + 1}", H2))
         for k in range(3):
             story.append(Paragraph(sentence * (3 + (n + k) % 3), BODY))
+        if not tables:
+            story.append(Paragraph(sentence * 4, BODY))
+            story.append(PageBreak())
+            continue
         story.append(Paragraph(f"Table {n + 1}: Values of section {n + 1}", CAPTION))
         story.append(
             _table(

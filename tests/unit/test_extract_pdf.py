@@ -220,3 +220,34 @@ def test_report_json_and_hash_are_deterministic() -> None:
     assert a.text == b.text and a.content_sha256 == b.content_sha256
     assert a.report_json() == b.report_json()
     assert '"pdfplumber"' in a.report_json() and '"canonical_version": 1' in a.report_json()
+
+
+@pytest.mark.parametrize("name", ["manual_en.pdf", "handbuch_de.pdf", "scanned_en.pdf"])
+def test_pdfium_fast_path_gives_the_same_text_as_pdfplumber(name: str) -> None:
+    """Pages without vector paths are read by PDFium; the output must not change."""
+    import time
+
+    from chunkwise.extract import ExtractLimits
+    from chunkwise.extract.model import ExtractionReport
+    from chunkwise.extract.pdf import extract_pdf
+
+    data = (DATA / name).read_bytes()
+    texts = {}
+    for fast in (True, False):
+        report = ExtractionReport(format=DocFormat.PDF, source_bytes=len(data), source_sha256="")
+        texts[fast] = extract_pdf(
+            data,
+            report=report,
+            limits=ExtractLimits(),
+            ocr=None,
+            deadline=time.monotonic() + 60,
+            fast_text=fast,
+        )
+        expected_reader = "pdfium" if fast else "pdfplumber"
+        assert report.page_readers[expected_reader] == 2
+    assert texts[True] == texts[False]
+
+
+def test_table_pages_are_read_by_pdfplumber() -> None:
+    r = run("catalog_en_repeat.pdf")
+    assert r.report.page_readers == {"pdfium": 0, "pdfplumber": 3}

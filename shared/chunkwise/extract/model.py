@@ -57,6 +57,10 @@ class ExtractionReport(BaseModel):
     tables_stitched: int = Field(default=0, description="tables assembled from >1 fragment")
     tables: list[TableInfo] = Field(default_factory=list)
     headers_footers_removed: int = 0
+    page_readers: dict[str, int] = Field(
+        default_factory=dict,
+        description="PDF pages read by PDFium (no vector paths) and by pdfplumber (tables)",
+    )
     warnings: list[str] = Field(default_factory=list)
     libraries: dict[str, str] = Field(default_factory=dict)
 

@@ -156,6 +156,120 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     return lines, items, has_text, has_images
 
 
+def _open_pdfium(data: bytes) -> Any:
+    """pypdfium2 view of the same bytes, or None (then pdfplumber reads every page)."""
+    try:
+        import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+        return pdfium.PdfDocument(data)
+    except Exception:
+        return None
+
+
+def _has_paths(page: Any) -> bool:
+    """Any vector path on the page (ruling lines, boxes)? Forms are searched too."""
+    import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+
+    return any(obj.type == pdfium_c.FPDF_PAGEOBJ_PATH for obj in page.get_objects(max_depth=4))
+
+
+def _has_images(page: Any) -> bool:
+    import pypdfium2.raw as pdfium_c
+
+    return any(obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=4))
+
+
+def _read_page_fast(page: Any) -> list[Line]:
+    """Text lines of a page without vector paths (so without ruled tables), via PDFium.
+
+    Boxes follow pdfminer's convention (height = font size, bottom at baseline
+    + descent) so that both readers feed the same grouping rules.
+    """
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    height = float(page.get_size()[1])
+    textpage = page.get_textpage()
+    try:
+        tp = textpage.raw
+        x = ctypes.c_double()
+        y = ctypes.c_double()
+        name = ctypes.create_string_buffer(256)
+        flags = ctypes.c_int()
+        lines: list[Line] = []
+        chars: list[str] = []
+        sizes: list[float] = []
+        bold: list[bool] = []
+        tops: list[float] = []
+        bottoms: list[float] = []
+        x0s: list[float] = []
+
+        def flush() -> None:
+            text = _WS.sub(" ", "".join(chars)).strip()
+            if text and sizes:
+                size = Counter(sizes).most_common(1)[0][0]
+                lines.append(
+                    Line(
+                        text, min(tops), max(bottoms), min(x0s), size, sum(bold) >= 0.6 * len(bold)
+                    )
+                )
+            chars.clear()
+            sizes.clear()
+            bold.clear()
+            tops.clear()
+            bottoms.clear()
+            x0s.clear()
+
+        last_font: tuple[float, bool] = (0.0, False)
+        for i in range(pdfium_c.FPDFText_CountChars(tp)):
+            code = pdfium_c.FPDFText_GetUnicode(tp, i)
+            ch = chr(code) if 0 <= code < 0x110000 else ""
+            if ch in ("\r", "\n"):
+                flush()
+                continue
+            if ch == "\x02":  # PDFium's marker of a hyphen at a line end
+                ch = "-"
+            if not ch or (ord(ch) < 0x20 and ch != "\t") or 0xD800 <= ord(ch) < 0xE000:
+                continue
+            chars.append(ch)
+            if ch.isspace():
+                continue
+            size = round(float(pdfium_c.FPDFText_GetFontSize(tp, i)), 1)
+            if size != last_font[0] or i % 32 == 0:
+                pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
+                last_font = (size, b"bold" in name.value.lower())
+            pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
+            base = height - float(y.value)
+            if tops and base - 0.79 * size > max(bottoms):  # next line without a break
+                pending = chars.pop()
+                flush()
+                chars.append(pending)
+            sizes.append(size)
+            bold.append(last_font[1])
+            tops.append(base - 0.79 * size)
+            bottoms.append(base + 0.21 * size)
+            x0s.append(float(x.value))
+        flush()
+    finally:
+        textpage.close()
+    lines.sort(key=lambda ln: (round(ln.top), ln.x0))
+    return _merge_same_line(lines)
+
+
+def _merge_same_line(lines: list[Line]) -> list[Line]:
+    """Pieces on one baseline (e.g. left header + right page number) become one line."""
+    out: list[Line] = []
+    for ln in lines:
+        prev = out[-1] if out else None
+        if prev is not None and abs(prev.top - ln.top) < 1.0 and abs(prev.size - ln.size) < 0.5:
+            prev.text = f"{prev.text} {ln.text}"
+            prev.bottom = max(prev.bottom, ln.bottom)
+        else:
+            out.append(ln)
+    return out
+
+
 def _running_keys(pages: list[list[Line]]) -> set[tuple[str, int]]:
     """(text with digits masked, rounded top) of lines repeated as header/footer."""
     n = len(pages)
@@ -280,7 +394,7 @@ def _render_ocr(text: str, number: int) -> str:
 
 
 def _page_png(data: bytes, index: int) -> bytes:
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+    import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(data)
     try:
@@ -332,10 +446,12 @@ def extract_pdf(
     limits: ExtractLimits,
     ocr: OcrPort | None,
     deadline: float,
+    fast_text: bool = True,
 ) -> str:
+    """`fast_text`: read pages without vector paths with PDFium (same output rules)."""
     pdf = _open(data)
     try:
-        return _extract(pdf, data, report, limits, ocr, deadline)
+        return _extract(pdf, data, report, limits, ocr, deadline, fast_text)
     except ExtractionError:
         raise
     except RecursionError:
@@ -353,6 +469,7 @@ def _extract(
     limits: ExtractLimits,
     ocr: OcrPort | None,
     deadline: float,
+    fast_text: bool,
 ) -> str:
     n_pages = len(pdf.pages)
     if n_pages == 0:
@@ -363,19 +480,57 @@ def _extract(
     if getattr(pdf.doc, "encryption", None):
         report.warnings.append("PDF is encrypted with an empty user password; read anyway")
 
+    fast = _open_pdfium(data) if fast_text else None
+    report_fast: list[int] = []
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
+    try:
+        _read_all(pdf, fast, raw, report_fast, limits, n_pages, deadline)
+    finally:
+        if fast is not None:
+            fast.close()
+    report.page_readers = {"pdfium": len(report_fast), "pdfplumber": n_pages - len(report_fast)}
+    return _assemble(raw, data, report, limits, ocr)
+
+
+def _read_all(
+    pdf: Any,
+    fast: Any,
+    raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
+    report_fast: list[int],
+    limits: ExtractLimits,
+    n_pages: int,
+    deadline: float,
+) -> None:
     for index, page in enumerate(pdf.pages):
         if time.monotonic() > deadline:
             raise LimitExceeded(
                 "max_seconds",
                 limits.max_seconds,
-                round(time.monotonic() - deadline, 1),
+                round(limits.max_seconds + time.monotonic() - deadline, 1),
                 f"stopped at page {index + 1} of {n_pages}",
             )
-        lines, tables, has_text, has_images = _read_page(page)
-        raw.append((index + 1, float(page.height), lines, tables, has_text, has_images))
+        fast_page = fast[index] if fast is not None else None
+        if fast_page is not None and not _has_paths(fast_page):
+            # No vector paths = no ruled table: PDFium reads the text ~40x faster.
+            lines = _read_page_fast(fast_page)
+            tables: list[Item] = []
+            has_images = _has_images(fast_page)
+            report_fast.append(index + 1)
+        else:
+            lines, tables, _has_text, has_images = _read_page(page)
+        raw.append((index + 1, float(page.height), lines, tables, bool(lines), has_images))
         page.close()  # drop pdfplumber's per-page caches: bounded memory
+        if fast_page is not None:
+            fast_page.close()
 
+
+def _assemble(
+    raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
+    data: bytes,
+    report: ExtractionReport,
+    limits: ExtractLimits,
+    ocr: OcrPort | None,
+) -> str:
     keys = _running_keys([r[2] for r in raw])
     body_sizes: Counter[float] = Counter()
     stripped: list[list[Line]] = []

@@ -5,6 +5,8 @@
 #   tools/opensearch/opensearch.sh down                      SIGTERM, wait, then SIGKILL
 #   tools/opensearch/opensearch.sh status                    exit 0 if the node answers
 #   tools/opensearch/opensearch.sh build                     only resolve/assemble (pom.xml)
+#   tools/opensearch/opensearch.sh cds                       optional: write a class-data archive
+#                                                            (start once, stop) for faster starts
 #
 # Environment:
 #   OPENSEARCH_URL            use that cluster instead (Docker, AWS...): start/stop nothing
@@ -15,6 +17,13 @@
 #   OPENSEARCH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL, default 30
 #   OPENSEARCH_JAVA           java binary (11..21), default: $JAVA_HOME/bin/java, else java
 #   OPENSEARCH_SETTINGS       extra node settings, e.g. "-Eknn.algo_param.index_thread_qty=1"
+#   OPENSEARCH_JAVA_OPTS      extra JVM options
+#   OPENSEARCH_FAST_START     1 (default): C1 JIT only (-XX:TieredStopAtLevel=1), about half the
+#                             CPU to start on 2 cores, plus the class-data archive if `cds` made
+#                             one; 0: full JIT (for query-throughput benchmarks), no archive
+#   OPENSEARCH_CDS_ARCHIVE    where `cds` writes / `up` reads the archive
+#                             (default tools/opensearch/target/opensearch-classes.jsa)
+#   OPENSEARCH_MVN_ARGS       extra Maven arguments, e.g. "-Dmaven.repo.local=/some/cache"
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,6 +35,7 @@ LOG="$STATE/node.log"
 NODE_HOME="$HERE/target/home"
 LAUNCHER="$HERE/target/opensearch-local-launcher.jar"
 STAMP="$NODE_HOME/.assembled"
+CDS_ARCHIVE="${OPENSEARCH_CDS_ARCHIVE:-$HERE/target/opensearch-classes.jsa}"
 MAIN_CLASS="chunkwise.opensearch.LocalNode"
 NODE_NAME="chunkwise-local"
 
@@ -95,9 +105,10 @@ build() {
     fi
     command -v mvn >/dev/null 2>&1 || die "mvn (Maven 3) is needed to assemble the node from Maven Central"
     say "assembling OpenSearch from Maven Central (first run downloads ~30 MB into ~/.m2)..."
-    rm -rf "$NODE_HOME"
+    rm -rf "$NODE_HOME" "$CDS_ARCHIVE"
     local t0=$SECONDS
-    if ! mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" package; then
+    # shellcheck disable=SC2086  # word splitting of OPENSEARCH_MVN_ARGS is intended
+    if ! mvn -q -B -Dstyle.color=never ${OPENSEARCH_MVN_ARGS:-} -f "$HERE/pom.xml" package; then
         die "maven build of $HERE/pom.xml failed (see the output above)"
     fi
     touch "$STAMP"
@@ -153,6 +164,18 @@ cmd_up() {
     local heap="${OPENSEARCH_HEAP:-1g}"
     # shellcheck disable=SC2206  # OPENSEARCH_SETTINGS is a list of -Ekey=value words on purpose
     local extra=(${OPENSEARCH_SETTINGS:-})
+    local jvm_fast=()
+    if [[ "${OPENSEARCH_FAST_START:-1}" == 1 ]]; then
+        jvm_fast+=(-XX:TieredStopAtLevel=1)
+        if [[ -n "${CDS_DUMP:-}" ]]; then
+            jvm_fast+=("-XX:ArchiveClassesAtExit=$CDS_ARCHIVE" -Xlog:cds=off -Xlog:cds+dynamic=info)
+        elif [[ -f "$CDS_ARCHIVE" ]]; then
+            # A stale or foreign archive is ignored by the JVM (-Xshare:auto), never fatal.
+            jvm_fast+=("-XX:SharedArchiveFile=$CDS_ARCHIVE" -Xlog:cds=off)
+        fi
+    fi
+    # shellcheck disable=SC2206
+    local jvm_extra=(${OPENSEARCH_JAVA_OPTS:-})
     local t0=$SECONDS
     nohup "$java" \
         -Xms512m "-Xmx$heap" -Xss1m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
@@ -160,6 +183,7 @@ cmd_up() {
         "-Djava.io.tmpdir=$STATE/tmp" \
         -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
         -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true -Dio.netty.recycler.maxCapacityPerThread=0 \
+        "${jvm_fast[@]}" "${jvm_extra[@]}" \
         -cp "$NODE_HOME/lib/*:$LAUNCHER" "$MAIN_CLASS" \
         "-Epath.home=$NODE_HOME" "-Epath.data=$STATE/data" "-Epath.logs=$STATE/logs" \
         "-Enode.name=$NODE_NAME" "-Ecluster.name=chunkwise-local" \
@@ -250,10 +274,24 @@ cmd_status() {
     http_get "$url/_cat/plugins?h=component,version" | sed 's/^/opensearch:   plugin /' >&2 || true
 }
 
+cmd_cds() {
+    [[ -z "${OPENSEARCH_URL:-}" ]] || die "OPENSEARCH_URL is set: no local node to archive"
+    our_pid >/dev/null && die "stop the running node first ('$0 down')"
+    [[ "${OPENSEARCH_FAST_START:-1}" == 1 ]] || die "the archive is only used with OPENSEARCH_FAST_START=1"
+    build
+    rm -f "$CDS_ARCHIVE"
+    say "starting once with -XX:ArchiveClassesAtExit; the archive is written when the node stops"
+    CDS_DUMP=1 OPENSEARCH_STOP_TIMEOUT="${OPENSEARCH_STOP_TIMEOUT:-120}" cmd_up "$@"
+    cmd_down
+    [[ -f "$CDS_ARCHIVE" ]] || die "no archive was written; see $LOG"
+    say "class-data archive: $CDS_ARCHIVE ($(du -m "$CDS_ARCHIVE" | cut -f1) MB); used by every 'up' from now on"
+}
+
 case "${1:-}" in
     up) shift; cmd_up "$@" ;;
     down) cmd_down ;;
     status) cmd_status ;;
     build) build; say "assembled: $NODE_HOME" ;;
-    *) echo "usage: $0 up [--port N] [--fresh] | down | status | build" >&2; exit 2 ;;
+    cds) shift; cmd_cds "$@" ;;
+    *) echo "usage: $0 up [--port N] [--fresh] | down | status | build | cds" >&2; exit 2 ;;
 esac

@@ -88,3 +88,15 @@ def test_stitch_only_last_block_to_first_block() -> None:
     assert report.tables_found == 3 and report.tables_stitched == 1
     second = next(t for t in tables.values() if t.page_start == 2)
     assert (second.page_end, second.fragments) == (3, 2)
+
+
+def test_prose_that_looks_like_markdown_is_escaped() -> None:
+    from chunkwise.extract import extract
+    from chunkwise.extract.tables import escape_paragraph
+
+    assert escape_paragraph("# not a heading") == "\\# not a heading"
+    assert escape_paragraph("```python") == "\\```python"
+    assert escape_paragraph("| a | b") == "\\| a | b"
+    assert escape_paragraph("#hashtag and -5 degrees") == "#hashtag and -5 degrees"
+    page = b"<html><body><h1>T</h1><p># 1 priority</p><p>```</p><p>after</p></body></html>"
+    assert extract(page).text == "# T\n\n\\# 1 priority\n\n\\```\n\nafter\n"

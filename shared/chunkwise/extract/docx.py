@@ -29,7 +29,7 @@ from .errors import (
 )
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
-from .tables import caption_paragraph, render_gfm
+from .tables import caption_paragraph, escape_paragraph, render_gfm
 
 _HEADING = re.compile(r"^(?:heading|überschrift)\s*(\d)$", re.IGNORECASE)
 _WS = re.compile(r"\s+")
@@ -191,7 +191,7 @@ def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits
                     blocks.append("- " + text)
                     kinds.append("list")
             else:
-                blocks.append(text)
+                blocks.append(escape_paragraph(text))
                 kinds.append("para")
         elif isinstance(element, Table):
             rows = _table_rows(element)

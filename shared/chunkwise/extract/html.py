@@ -15,7 +15,7 @@ from lxml import etree
 from lxml import html as lhtml
 
 from .errors import CorruptDocument, EmptyDocument
-from .tables import caption_paragraph, render_gfm
+from .tables import caption_paragraph, escape_paragraph, render_gfm
 
 _SKIP = frozenset(
     "script style noscript template nav aside footer iframe svg canvas form button select"
@@ -96,7 +96,7 @@ class _Builder:
         para = _squash("".join(self.inline))
         self.inline = []
         if para:
-            self.blocks.append(para)
+            self.blocks.append(escape_paragraph(para))
 
     def block(self, text: str) -> None:
         self.flush()

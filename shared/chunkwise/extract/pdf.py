@@ -40,6 +40,7 @@ from .tables import (
     append_fragment,
     can_continue,
     caption_paragraph,
+    escape_paragraph,
     is_caption,
     is_continuation_caption,
     start_table,
@@ -646,7 +647,7 @@ def _render(
                 if nxt is not None and nxt.kind == "table" and is_caption(it.text):
                     add(caption_paragraph(it.text))
                 else:
-                    add(it.text)
+                    add(escape_paragraph(it.text))
             elif it.kind == "table" and id(it) in tables:
                 table = tables[id(it)]
                 rendered = table.render()

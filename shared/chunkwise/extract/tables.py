@@ -19,6 +19,19 @@ _CONTINUED = re.compile(
 )
 
 
+_BLOCK_SYNTAX = re.compile(r"^(?:#{1,6}(?:\s|$)|`{3,}|~{3,}|\||>|[-*_](?:\s*[-*_]){2,}\s*$)")
+
+
+def escape_paragraph(text: str) -> str:
+    """Escape a paragraph whose start would read as Markdown block syntax.
+
+    Text from PDF/DOCX/HTML is prose: a line starting with "# ", a code fence,
+    a pipe, a quote or a thematic break must not turn into a heading, an
+    unterminated code block or a table in the canonical text.
+    """
+    return "\n".join("\\" + ln if _BLOCK_SYNTAX.match(ln) else ln for ln in text.split("\n"))
+
+
 def clean_cell(value: str | None) -> str:
     """One line per cell: whitespace collapsed, pipes escaped."""
     if value is None:

@@ -45,3 +45,9 @@ def test_limit_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main_extract([str(DATA / "catalog_en_repeat.pdf"), "--max-pages", "1"]) == 3
     assert "max_pages" in capsys.readouterr().err
     assert main_extract([str(DATA / "manual_en.md"), "--max-pages", "0"]) == 2
+
+
+def test_usage_errors_return_instead_of_exiting(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_extract([]) == 2
+    assert main_extract(["--help"]) == 0
+    assert "chunkwise extract" in capsys.readouterr().out

@@ -38,7 +38,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main_extract(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): return, do not exit
+        return exc.code if isinstance(exc.code, int) else 2
     overrides = {
         k: v
         for k, v in {

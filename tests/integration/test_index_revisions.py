@@ -21,7 +21,14 @@ from opensearchpy.exceptions import TransportError
 
 from chunkwise.embed import MiniLMEmbedder, default_embedder
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import IndexNames, ObjectVersion, State, make_doc_id, reconcile
+from chunkwise.index import (
+    IndexNames,
+    ObjectVersion,
+    State,
+    make_doc_id,
+    reconcile,
+    reconcile_sweep,
+)
 from chunkwise.index_opensearch import (
     MappingRejectedError,
     OpenSearchIndex,
@@ -153,11 +160,14 @@ def test_delete_removes_document_from_results(
 def test_replayed_duplicated_reordered_events_converge(
     live_index: OpenSearchIndex, embedder: MiniLMEmbedder, data: st.DataObject
 ) -> None:
-    """S3 changes and event deliveries interleave randomly; events are duplicated and
-    reordered. Once every event was handled, the live set is exactly S3's current set."""
+    """S3 changes and event deliveries interleave randomly; events are duplicated,
+    reordered and (in some examples) dropped. Once every delivered event was handled
+    (plus a reconcile sweep when events were dropped), the live set is exactly S3's
+    current set."""
     s3 = FakeS3(BUCKET)
     run = uuid.uuid4().hex[:8]
-    keys = [f"prop/{run}/a.md", f"prop/{run}/b ä.md"]
+    prefix = f"prop/{run}/"
+    keys = [f"{prefix}a.md", f"{prefix}b ä.md"]
     ops = data.draw(
         st.lists(
             st.tuples(st.sampled_from(keys), st.sampled_from(["put", "delete"])),
@@ -165,22 +175,38 @@ def test_replayed_duplicated_reordered_events_converge(
             max_size=6,
         )
     )
+    drop = data.draw(st.booleans())
+    rng = random.Random(data.draw(st.integers(0, 10**6)))
     queue: list[str] = []
     for t, (key, op) in enumerate(ops, start=1):
         if op == "put":
             s3.put(key, f"v{t}", f"2025-02-01T00:00:{t:02d}Z")
         else:
             s3.delete(key)
-        queue.extend([key] * data.draw(st.integers(1, 2)))  # at-least-once: duplicates
+        for _ in range(data.draw(st.integers(1, 2))):  # at-least-once: duplicates
+            if not (drop and rng.random() < 0.4):
+                queue.append(key)
         # deliver a random subset of queued events now, in random order
-        rng = random.Random(data.draw(st.integers(0, 10**6)))
         rng.shuffle(queue)
         for _ in range(data.draw(st.integers(0, len(queue)))):
             _reconcile(queue.pop(), s3, live_index, embedder)
-    rng = random.Random(data.draw(st.integers(0, 10**6)))
     rng.shuffle(queue)
     for key in queue:
         _reconcile(key, s3, live_index, embedder)
+    if drop:
+        bucket_keys = [k for k in keys if s3.head_current(k) is not None]
+        indexed = [k for k in live_index.visible_keys() if k.startswith(prefix)]
+        reconcile_sweep(
+            BUCKET,
+            bucket_keys,
+            indexed,
+            s3=s3,
+            index=live_index,
+            load_chunks=lambda v: chunks_from_paragraphs(
+                make_doc_id(BUCKET, v.key), v, _paragraphs(v)
+            ),
+            embed=embedder.embed,
+        )
     for key in keys:
         doc = make_doc_id(BUCKET, key)
         cur = s3.head_current(key)

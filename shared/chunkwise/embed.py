@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from tokenizers import Tokenizer
 
+    from chunkwise.tokens import HFTokenCounter
+
     F32 = npt.NDArray[np.float32]
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -412,6 +414,13 @@ class MiniLMEmbedder:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer().encode(text).ids)
+
+    def token_counter(self) -> HFTokenCounter:
+        """The chunker's `TokenCounter` for this model: same file, same limit, so chunk
+        sizes always match what this embedder accepts."""
+        from chunkwise.tokens import load_counter
+
+        return load_counter(self._files.path, self._max_tokens, True)
 
     def _load(self) -> tuple[Tokenizer, _BertEncoder]:
         with self._lock:

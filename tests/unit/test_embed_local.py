@@ -88,6 +88,10 @@ def test_count_tokens_is_the_models_untruncated_count(emb: MiniLMEmbedder) -> No
     assert emb.count_tokens("") == 2
     assert emb.count_tokens("word " * 300) == 302
     assert emb.tokenizer().encode("hello").ids[0] == 101
+    counter = emb.token_counter()  # what the chunker sizes with
+    assert counter.max_tokens == emb.max_tokens
+    for t in ("hello world", "Kündigungsfrist 👩‍👩‍👧", "word " * 300):
+        assert counter.count(t) == emb.count_tokens(t)
 
 
 def test_embed_rejects_a_bare_string(emb: MiniLMEmbedder) -> None:

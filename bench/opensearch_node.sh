@@ -43,19 +43,21 @@ echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(free -g | 
 echo "- load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if ((COLD_RESOLVE)); then
-    log "cold resolution into an empty Maven repository..."
-    rm -rf "$REPO/tools/opensearch/target"
+    log "cold resolution into an empty Maven repository (in a copy of tools/opensearch)..."
+    # A copy, so that the shared tools/opensearch/target (maybe serving a running node) is untouched.
+    mkdir -p "$WORK/build"
+    cp -r "$REPO/tools/opensearch/pom.xml" "$REPO/tools/opensearch/src" "$WORK/build/"
     t0=$(now)
-    OPENSEARCH_MVN_ARGS="-Dmaven.repo.local=$WORK/m2" "$OS" build >&2
+    mvn -q -B -Dstyle.color=never "-Dmaven.repo.local=$WORK/m2" -f "$WORK/build/pom.xml" package >&2
     t1=$(now)
     repo_all=$(du -sm "$WORK/m2" | cut -f1)
     repo_os=$(du -sm "$WORK/m2/org/opensearch" | cut -f1)
     echo "- first resolution (empty Maven repo, incl. Maven's own plugins): $(elapsed "$t0" "$t1") s,"
     echo "  download: ${repo_all} MB in the Maven repo (of which org/opensearch: ${repo_os} MB)"
+    rm -rf "$WORK/build"
     rm -rf "$WORK/m2"
-else
-    "$OS" build >&2
 fi
+"$OS" build >&2
 echo "- assembled node (tools/opensearch/target/home): $(du -sm "$REPO/tools/opensearch/target/home" | cut -f1) MB"
 
 measure_starts() { # label; leaves the node running after the last warm restart

@@ -143,8 +143,13 @@ cmd_up() {
     if pid="$(our_pid)"; then
         local running_port
         running_port="$(cat "$PORTFILE" 2>/dev/null || echo '?')"
-        if [[ "$running_port" == "$port" && "$(health_status "$url")" =~ ^(green|yellow)$ ]]; then
-            say "already running: $url (pid $pid, log $LOG)"
+        if [[ "$running_port" == "$port" ]]; then
+            if [[ "$(health_status "$url")" =~ ^(green|yellow)$ ]]; then
+                say "already running: $url (pid $pid, log $LOG)"
+                return 0
+            fi
+            say "a node started from here (pid $pid) is still starting; waiting for it"
+            wait_ready "$pid" "$url" "$SECONDS" other
             return 0
         fi
         die "a node started from here is already running (pid $pid, port $running_port); run '$0 down' first. Log: $LOG"
@@ -198,10 +203,16 @@ cmd_up() {
     echo "$port" >"$PORTFILE"
     say "starting pid $pid on $url (heap $heap, log $LOG)"
 
+    wait_ready "$pid" "$url" "$t0" child
+}
+
+# Waits until the node answers with yellow/green health; on death or timeout: cause, log, exit 1.
+wait_ready() { # pid url t0 child|other
+    local pid="$1" url="$2" t0="$3" whose="$4" rc="unknown"
     local timeout="${OPENSEARCH_START_TIMEOUT:-120}" status=""
     while :; do
         if ! kill -0 "$pid" 2>/dev/null; then
-            wait "$pid" 2>/dev/null && rc=0 || rc=$?
+            if [[ "$whose" == child ]]; then wait "$pid" 2>/dev/null && rc=0 || rc=$?; fi
             rm -f "$PIDFILE"
             say "---- last lines of $LOG ----"
             tail -n 25 "$LOG" >&2 || true
@@ -216,6 +227,7 @@ cmd_up() {
             tail -n 25 "$LOG" >&2 || true
             say "no yellow cluster health after ${timeout}s; stopping pid $pid"
             stop_pid "$pid"
+            rm -f "$PIDFILE"
             die "start timed out after ${timeout}s. Full log: $LOG"
         fi
         sleep 0.5

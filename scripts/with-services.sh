@@ -17,7 +17,9 @@ stop_all() {
 }
 trap stop_all EXIT
 
-if [[ -z "${OPENSEARCH_URL:-}" ]]; then
+if [[ -z "${OPENSEARCH_URL:-}" ]] && bash tools/opensearch/opensearch.sh status >/dev/null 2>&1; then
+  echo "with-services: OpenSearch already running; using it and leaving it running" >&2
+elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
   echo "with-services: starting OpenSearch" >&2
   bash tools/opensearch/opensearch.sh up || { echo "with-services: OpenSearch failed to start" >&2; exit 1; }
   started+=(opensearch)

@@ -91,8 +91,13 @@ def parse_blocks(text: str) -> list[Block]:
             level = len(heading.group(1))
             title = (heading.group(2) or "").strip()
             blocks.append(
-                Block(BlockType.HEADING, line.start, line.end, heading_level=level,
-                      heading_title=title)
+                Block(
+                    BlockType.HEADING,
+                    line.start,
+                    line.end,
+                    heading_level=level,
+                    heading_title=title,
+                )
             )
             i += 1
             continue

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -42,6 +43,11 @@ _WHITESPACE = re.compile(r"\s")
 # How far past a cut target the grapheme window reaches, so that the window's
 # own end never produces a fake boundary near the cut.
 _GRAPHEME_WINDOW_SLACK = 64
+# Token count of a block too long to be one atom: never compared, only split.
+_UNCOUNTED = 1 << 40
+
+# (start, end, plain tokens, exact): a span proposed as an atom.
+Piece = tuple[int, int, int, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +65,8 @@ class Atom:
     end: int
     kind: ChunkKind
     section: Section
-    tokens: int
+    tokens: int  # plain tokens of text[start:end] (no special tokens)
+    exact: bool = True  # False when cut inside a word: counts do not add up across it
     starts_section: bool = False
     table_id: int | None = None
     table_header: tuple[int, int] | None = None
@@ -72,7 +79,8 @@ class Draft:
     atoms: list[Atom]
     overlap: str = ""
     path: tuple[str, ...] = ()
-    pages: tuple[int | None, int | None] = (None, None)
+    overlap_tokens: int = 0
+    tokens: int | None = None  # exact tokens of the rendered text, once known
 
     @property
     def start(self) -> int:
@@ -138,7 +146,8 @@ class _Chunker:
         self.counter = counter
         self.report = report
         self.cap = cfg.max_tokens if cfg.max_tokens is not None else counter.max_tokens
-        self._heading_tokens: dict[tuple[str, ...], int] = {}
+        self._heading_cache: dict[tuple[str, ...], tuple[str, int]] = {}
+        self._header_cache: dict[tuple[int, int], int] = {}
 
     # -- public driver -------------------------------------------------------
 
@@ -146,48 +155,124 @@ class _Chunker:
         atoms = self._atomize(parse_blocks(self.text))
         drafts = self._pack(atoms)
         drafts = self._coalesce_runts(drafts)
-        drafts = self._enforce_token_cap(drafts)
-        return self._emit(drafts)
+        drafts, counts = self._enforce_token_cap(drafts)
+        return self._emit(drafts, counts)
 
     # -- rendering and counting ----------------------------------------------
 
     def _heading_line(self, path: tuple[str, ...]) -> str:
-        return self.cfg.heading_separator.join(path)
+        """The heading context put into `text`, cut down if it would crowd out the body.
+
+        A path costing more than a quarter of the token cap is reduced to its
+        last heading, and dropped from `text` if even that is too long; the
+        chunk's `heading_path` field always keeps the full path.
+        """
+        cached = self._heading_cache.get(path)
+        if cached is None:
+            cached = ("", 0)
+            limit = self.cap // 4
+            for candidate in (path, path[-1:]):
+                line = _indexable(self.cfg.heading_separator.join(candidate))
+                cost = self.counter.count_plain(line) if line else 0
+                if cost <= limit:
+                    cached = (line, cost)
+                    break
+            self._heading_cache[path] = cached
+        return cached[0]
 
     def _heading_cost(self, path: tuple[str, ...]) -> int:
-        cost = self._heading_tokens.get(path)
-        if cost is None:
-            line = self._heading_line(path)
-            cost = self.counter.count_many_plain([_indexable(line)])[0] if line else 0
-            self._heading_tokens[path] = cost
-        return cost
+        self._heading_line(path)
+        return self._heading_cache[path][1]
 
-    def _header_text(self, draft: Draft) -> str:
-        """The table header to repeat, if the draft holds rows of a table."""
+    def _header_span(self, draft: Draft) -> tuple[int, int] | None:
         for atom in draft.atoms:
             if atom.table_header is not None:
-                h_start, h_end = atom.table_header
-                return self.text[h_start:h_end]
-        return ""
+                return atom.table_header
+        return None
+
+    def _header_text(self, draft: Draft) -> str:
+        """The table header of the rows this draft holds, if any."""
+        span = self._header_span(draft)
+        return self.text[span[0] : span[1]] if span is not None else ""
+
+    def _header_cost(self, span: tuple[int, int] | None) -> int:
+        """Tokens of a repeated table header; a header over a third of the cap is
+        not repeated (it would leave no room for rows) and costs nothing."""
+        if span is None:
+            return 0
+        cost = self._header_cache.get(span)
+        if cost is None:
+            cost = self.counter.count_plain(_indexable(self.text[span[0] : span[1]]))
+            self._header_cache[span] = cost
+        return cost if cost <= self.cap // 3 else 0
+
+    def _repeats_header(self, draft: Draft) -> bool:
+        span = self._header_span(draft)
+        # The first fragment of a table already holds its header in the body.
+        return span is not None and span[0] < draft.start and self._header_cost(span) > 0
 
     def _render(self, draft: Draft) -> str:
-        body = self.text[draft.start : draft.end]
-        header = self._header_text(draft)
         parts = [self._heading_line(draft.path), draft.overlap]
-        # The first fragment of a table already holds its header in the body.
-        if header and not body.startswith(header) and header not in body:
-            parts.append(header)
-        parts.append(body)
+        if self._repeats_header(draft):
+            parts.append(self._header_text(draft))
+        parts.append(self.text[draft.start : draft.end])
         return _indexable("\n".join(p for p in parts if p))
 
+    def _tokens(self, draft: Draft) -> int:
+        """Exact token count of the draft's `text` (cached on the draft).
+
+        With a tokenizer whose pre-tokenizer splits at whitespace and
+        punctuation (BERT WordPiece), the count of pieces joined at such a
+        character is the sum of their counts, so it is computed from the atoms'
+        counts without tokenizing again. Any other join, or any other
+        tokenizer, is counted on the rendered text.
+        """
+        if draft.tokens is None:
+            if self.counter.additive and self._joins_are_additive(draft):
+                draft.tokens = (
+                    self.counter.special_tokens
+                    + self._heading_cost(draft.path)
+                    + draft.overlap_tokens
+                    + (
+                        self._header_cost(self._header_span(draft))
+                        if self._repeats_header(draft)
+                        else 0
+                    )
+                    + sum(a.tokens for a in draft.atoms)
+                )
+            else:
+                draft.tokens = self.counter.count(self._render(draft))
+        return draft.tokens
+
+    def _joins_are_additive(self, draft: Draft) -> bool:
+        atoms = draft.atoms
+        if any(a.tokens >= _UNCOUNTED or not a.exact for a in atoms):
+            return False
+        return all(
+            _additive_join(self.text, left.end, right.start)
+            for left, right in itertools.pairwise(atoms)
+        )
+
     def _count_texts(self, drafts: Sequence[Draft]) -> list[int]:
-        return self.counter.count_many([self._render(d) for d in drafts])
+        """Exact token counts of the drafts' `text`, tokenizing only what is new."""
+        todo = [
+            d
+            for d in drafts
+            if d.tokens is None and not (self.counter.additive and self._joins_are_additive(d))
+        ]
+        if todo:
+            for draft, count in zip(
+                todo, self.counter.count_many([self._render(d) for d in todo]), strict=True
+            ):
+                draft.tokens = count
+        return [self._tokens(d) for d in drafts]
 
     def _fixed_cost(self, section: Section, header: tuple[int, int] | None) -> int:
-        cost = self.counter.special_tokens + self._heading_cost(section.path)
-        if header is not None:
-            cost += self.counter.count_many_plain([self.text[header[0] : header[1]]])[0]
-        return cost + 2  # joining newlines are free for most tokenizers; keep slack
+        return (
+            self.counter.special_tokens
+            + self._heading_cost(section.path)
+            + self._header_cost(header)
+        )
 
     # -- step 2: atoms -------------------------------------------------------
 
@@ -196,11 +281,12 @@ class _Chunker:
         page: int | None = None
         pending_heading: int | None = None
         atoms: list[Atom] = []
-        bodies = [b for b in blocks if b.type is not BlockType.HEADING]
-        counts = self.counter.count_many_plain(
-            [_indexable(self.text[b.start : b.end]) for b in bodies]
-        )
-        block_tokens = {id(b): c for b, c in zip(bodies, counts, strict=True)}
+        # Blocks over the character target are cut anyway: counting their tokens
+        # whole would only tokenize them twice. Headings are counted with the
+        # block they introduce; all in one batch.
+        spans = _atom_candidates(blocks, self.cfg.max_chars)
+        counts = self.counter.count_many_plain([_indexable(self.text[s:e]) for s, e in spans])
+        span_tokens = dict(zip(spans, counts, strict=True))
         table_id = 0
         for position, block in enumerate(blocks):
             if block.type is BlockType.HEADING:
@@ -211,7 +297,8 @@ class _Chunker:
             section = _section(stack, page)
             start = pending_heading if pending_heading is not None else block.start
             table_id += block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
-            new = self._block_atoms(block, start, section, block_tokens[id(block)], table_id)
+            tokens = span_tokens.get((start, block.end), _UNCOUNTED)
+            new = self._block_atoms(block, start, section, tokens, table_id)
             if _is_caption(self.text, block, blocks[position + 1 : position + 2]):
                 # A caption travels with its table: same table id, so no break
                 # between them and no overlap into it; attached once, to the first fragment.
@@ -224,9 +311,21 @@ class _Chunker:
         if pending_heading is not None:  # trailing heading(s) without content
             section = _section(stack, page)
             end = blocks[-1].end
-            tokens = self.counter.count_many_plain([_indexable(self.text[pending_heading:end])])[0]
-            atoms.append(Atom(pending_heading, end, _kind_for(BlockType.PARAGRAPH, section),
-                              section, tokens, starts_section=True))
+            kind = _kind_for(BlockType.PARAGRAPH, section)
+            for s, e, tokens, exact in self._fit(
+                pending_heading, end, self._budget(section, None), 1
+            ):
+                atoms.append(
+                    Atom(
+                        s,
+                        e,
+                        kind,
+                        section,
+                        tokens,
+                        exact=exact,
+                        starts_section=s == pending_heading,
+                    )
+                )
         return atoms
 
     def _push_heading(self, stack: list[_Frame], block: Block, page: int | None) -> int | None:
@@ -239,115 +338,129 @@ class _Chunker:
         stack.append(_Frame(block.heading_level, block.heading_title, transcribed, page))
         return page
 
+    def _budget(self, section: Section, header: tuple[int, int] | None) -> int:
+        """Tokens left for the body once the fixed context is paid for."""
+        return max(1, self.cap - self._fixed_cost(section, header))
+
     def _block_atoms(
         self, block: Block, start: int, section: Section, tokens: int, table_id: int
     ) -> list[Atom]:
         kind = _kind_for(block.type, section)
         is_table = block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
         tid = table_id if is_table else None
-        budget = self.cap - self._fixed_cost(section, block.header)
-        heading_tokens = 0
-        if start != block.start:
-            heading_tokens = self.counter.count_many_plain(
-                [_indexable(self.text[start : block.start])]
-            )[0]
-        if block.end - start <= self.cfg.max_chars and tokens + heading_tokens <= budget:
-            return [Atom(start, block.end, kind, section, tokens + heading_tokens,
-                         table_id=tid, table_header=block.header)]
-        spans = self._split_block(block, start, budget)
-        counts = self.counter.count_many_plain([_indexable(self.text[s:e]) for s, e in spans])
+        budget = self._budget(section, block.header)
+        if tokens <= budget:  # uncounted (too long) blocks never pass this test
+            return [
+                Atom(
+                    start, block.end, kind, section, tokens, table_id=tid, table_header=block.header
+                )
+            ]
         return [
-            Atom(s, e, kind, section, c, table_id=tid, table_header=block.header)
-            for (s, e), c in zip(spans, counts, strict=True)
+            Atom(s, e, kind, section, t, exact=x, table_id=tid, table_header=block.header)
+            for s, e, t, x in self._split_block(block, start, budget)
         ]
 
-    def _split_block(self, block: Block, start: int, budget: int) -> list[tuple[int, int]]:
+    def _split_block(self, block: Block, start: int, budget: int) -> list[Piece]:
         """Cut an over-budget block at its own units, then sentences, words, graphemes."""
-        if block.units:
-            units = list(block.units)
-            # Everything before the first unit (heading, table header) rides with it.
-            units[0] = (start, units[0][1])
-            if block.type is BlockType.TABLE and block.header is not None:
-                self._bump("table_rows")
-        else:
-            units = [(start, block.end)]
-        spans: list[tuple[int, int]] = []
-        for u_start, u_end in units:
-            spans.extend(self._fit(u_start, u_end, budget, level=0))
-        return spans
+        if not block.units:
+            return self._fit(start, block.end, budget, level=0)
+        if block.type is BlockType.TABLE:
+            self._bump("table_rows")
+        units = list(block.units)
+        # Everything before the first unit (heading, table header) rides with it.
+        units[0] = (start, units[0][1])
+        return self._fit_each(units, budget, level=0)
 
-    def _fit(self, start: int, end: int, budget: int, level: int) -> list[tuple[int, int]]:
-        """Spans covering [start, end) that each fit the char and token budget."""
+    def _fit_each(self, spans: list[tuple[int, int]], budget: int, level: int) -> list[Piece]:
+        """Count spans in one batch; keep those that fit, cut the others further."""
+        short = [(s, e) for s, e in spans if e - s <= self.cfg.max_chars]
+        counts = dict(
+            zip(
+                short,
+                self.counter.count_many_plain([_indexable(self.text[s:e]) for s, e in short]),
+                strict=True,
+            )
+        )
+        pieces: list[Piece] = []
+        for s, e in spans:
+            tokens = counts.get((s, e), _UNCOUNTED)
+            if tokens <= budget:
+                pieces.append((s, e, tokens, True))
+            else:
+                pieces.extend(self._fit(s, e, budget, level, known_too_big=True))
+        return pieces
+
+    def _fit(
+        self, start: int, end: int, budget: int, level: int, known_too_big: bool = False
+    ) -> list[Piece]:
+        """Pieces covering [start, end) that each fit the char and token budget."""
+        if not known_too_big and end - start <= self.cfg.max_chars:
+            tokens = self.counter.count_plain(_indexable(self.text[start:end]))
+            if tokens <= budget:
+                return [(start, end, tokens, True)]
         piece = self.text[start:end]
-        if len(piece) <= self.cfg.max_chars and (
-            self.counter.count_many_plain([_indexable(piece)])[0] <= budget
-        ):
-            return [(start, end)]
         if level == 0:
             self._bump("sentences")
-            cuts = [start + s for s, _ in split_sentences(piece, self.lang)][1:]
-            return self._fit_parts(start, end, cuts, budget, level)
-        if level == 1:
-            self._bump("words")
-            cuts = [start + b for b in word_boundaries(piece, self.lang)][1:-1]
-            return self._group(start, end, cuts, budget)
-        self._bump("graphemes")
-        return self._grapheme_cuts(start, end, budget)
+            cuts = [start + s for s, _ in split_sentences(piece, self.lang)]
+            parts = [_trim(self.text, s, e) for s, e in itertools.pairwise([*cuts, end])]
+            return self._fit_each([(s, e) for s, e in parts if s < e], budget, level=1)
+        self._bump("words")
+        cuts = [start + b for b in word_boundaries(piece, self.lang)][1:-1]
+        return self._group(start, end, cuts, budget)
 
-    def _fit_parts(
-        self, start: int, end: int, cuts: list[int], budget: int, level: int
-    ) -> list[tuple[int, int]]:
+    def _group(self, start: int, end: int, cuts: list[int], budget: int) -> list[Piece]:
+        """Greedy grouping of words by characters, then checked against the tokens."""
         bounds = [start, *cuts, end]
-        spans: list[tuple[int, int]] = []
-        for s, e in itertools.pairwise(bounds):
-            s2, e2 = _trim(self.text, s, e)
-            if s2 < e2:
-                spans.extend(self._fit(s2, e2, budget, level + 1))
-        return spans
-
-    def _group(self, start: int, end: int, cuts: list[int], budget: int) -> list[tuple[int, int]]:
-        """Greedy grouping of word pieces; words too long alone fall to graphemes."""
-        bounds = [start, *cuts, end]
-        spans: list[tuple[int, int]] = []
+        groups: list[tuple[int, int]] = []
         group_start = start
         last = start
         for b in bounds[1:]:
             if b - group_start > self.cfg.max_chars and last > group_start:
-                spans.extend(self._check_group(group_start, last, budget))
+                groups.append((group_start, last))
                 group_start = last
             last = b
-        spans.extend(self._check_group(group_start, end, budget))
-        return [span for span in spans if span[0] < span[1]]
+        groups.append((group_start, end))
+        pieces: list[Piece] = []
+        for s, e in groups:
+            pieces.extend(self._check_group(s, e, budget))
+        return pieces
 
-    def _check_group(self, start: int, end: int, budget: int) -> list[tuple[int, int]]:
+    def _check_group(self, start: int, end: int, budget: int) -> list[Piece]:
         s, e = _trim(self.text, start, end)
         if s >= e:
             return []
-        piece = _indexable(self.text[s:e])
-        tokens = self.counter.count_many_plain([piece])[0]
-        if tokens <= budget and e - s <= self.cfg.max_chars:
-            return [(s, e)]
+        if e - s <= self.cfg.max_chars:
+            tokens = self.counter.count_plain(_indexable(self.text[s:e]))
+            if tokens <= budget:
+                return [(s, e, tokens, True)]
         cuts = [s + b for b in word_boundaries(self.text[s:e], self.lang)][1:-1]
         if not cuts:
             return self._grapheme_cuts(s, e, budget)
         middle = cuts[len(cuts) // 2]
         return self._check_group(s, middle, budget) + self._check_group(middle, e, budget)
 
-    def _grapheme_cuts(self, start: int, end: int, budget: int) -> list[tuple[int, int]]:
-        """Last resort: cut at grapheme boundaries, shrinking until the tokens fit."""
-        spans: list[tuple[int, int]] = []
+    def _grapheme_cuts(self, start: int, end: int, budget: int) -> list[Piece]:
+        """Last resort: cut at grapheme boundaries, shrinking until the tokens fit.
+
+        Pieces cut inside a word are marked inexact: their token counts do not
+        add up when joined again, so drafts holding them are counted whole.
+        """
+        self._bump("graphemes")
+        pieces: list[Piece] = []
         pos = start
         while pos < end:
             target = min(end, pos + self.cfg.max_chars)
+            previous_cut = -1
             while True:
                 cut = self._grapheme_floor(pos, target, end)
-                tokens = self.counter.count_many_plain([_indexable(self.text[pos:cut])])[0]
-                if tokens <= budget or cut - pos <= 1:
-                    break
+                tokens = self.counter.count_plain(_indexable(self.text[pos:cut]))
+                if tokens <= budget or cut == previous_cut:
+                    break  # fits, or one cluster that cannot be made smaller
+                previous_cut = cut
                 target = pos + max(1, int((cut - pos) * budget / tokens * 0.9))
-            spans.append((pos, cut))
+            pieces.append((pos, cut, tokens, False))
             pos = cut
-        return spans
+        return pieces
 
     def _grapheme_floor(self, pos: int, target: int, end: int) -> int:
         """Largest grapheme boundary in (pos, target], or the first one after pos."""
@@ -405,17 +518,16 @@ class _Chunker:
             tail_of = self.text[previous.start : previous.end]
             overlap = _overlap_tail(tail_of, self.cfg.overlap_chars)
             if overlap:
-                cost = self.counter.count_many_plain([_indexable(overlap)])[0]
+                cost = self.counter.count_plain(_indexable(overlap))
                 fixed = self._fixed_cost(atom.section, atom.table_header)
                 if fixed + cost + atom.tokens <= self.cap:
                     draft.overlap = overlap
+                    draft.overlap_tokens = cost
         return draft
 
     def _opening_cost(self, draft: Draft) -> int:
-        cost = self._fixed_cost(draft.atoms[0].section, draft.atoms[0].table_header)
-        if draft.overlap:
-            cost += self.counter.count_many_plain([_indexable(draft.overlap)])[0]
-        return cost
+        atom = draft.atoms[0]
+        return self._fixed_cost(atom.section, atom.table_header) + draft.overlap_tokens
 
     def _may_overlap(self, previous: Draft, atom: Atom) -> bool:
         """No overlap into or out of tables and transcribed text, nor across sections."""
@@ -437,18 +549,18 @@ class _Chunker:
         floor = self.cfg.runt_floor
         i = len(drafts) - 1
         while i > 0:  # backward: small pieces coalesce with each other first
-            if drafts[i].chars < floor and self._try_merge(drafts, i - 1):
+            if self._is_runt(drafts[i], floor) and self._try_merge(drafts, i - 1):
                 i = min(i - 1, len(drafts) - 1)
                 continue
             i -= 1
         i = 0
         while i < len(drafts) - 1:  # forward, where backward was blocked
-            if drafts[i].chars < floor and self._try_merge(drafts, i):
+            if self._is_runt(drafts[i], floor) and self._try_merge(drafts, i):
                 continue
             i += 1
         i = 0
         while i < len(drafts):  # a merge would break the token cap: share atoms out
-            if len(drafts) > 1 and drafts[i].chars < floor:
+            if len(drafts) > 1 and self._is_runt(drafts[i], floor):
                 self._rebalance(drafts, i)
             i += 1
         return drafts
@@ -463,7 +575,7 @@ class _Chunker:
                     continue
                 atoms = [a for d in window for a in d.atoms]
                 repacked = self._even_split(atoms, width, window[0])
-                if repacked is not None and all(d.chars >= floor for d in repacked):
+                if repacked is not None and not any(self._is_runt(d, floor) for d in repacked):
                     drafts[first : first + width] = repacked
                     return
 
@@ -483,7 +595,11 @@ class _Chunker:
             groups[-1].append(atom)
         if len(groups) != parts or not all(groups):
             return None
-        drafts = [Draft(groups[0], overlap=head.overlap, path=head.path)]
+        drafts = [
+            Draft(
+                groups[0], overlap=head.overlap, path=head.path, overlap_tokens=head.overlap_tokens
+            )
+        ]
         for group in groups[1:]:
             previous = drafts[-1]
             drafts.append(self._open_group(group, previous))
@@ -498,6 +614,18 @@ class _Chunker:
         draft.atoms.extend(group[1:])
         return draft
 
+    def _is_runt(self, draft: Draft, floor: int) -> bool:
+        """Small by both measures: under the char floor and under the token floor.
+
+        With a small-context model the token cap binds long before the character
+        target (German runs ~2.2 chars/token with all-MiniLM-L6-v2), so a chunk
+        holding most of the token budget is not a fragment even if it is short
+        in characters.
+        """
+        if draft.chars >= floor:
+            return False
+        return self._tokens(draft) < self.cfg.runt_fraction * self.cap
+
     def _try_merge(self, drafts: list[Draft], i: int) -> bool:
         """Merge drafts[i+1] into drafts[i] if the ceiling and token cap allow."""
         left, right = drafts[i], drafts[i + 1]
@@ -505,54 +633,59 @@ class _Chunker:
             return False
         if right.end - left.start > self.cfg.merge_ceiling:
             return False
-        merged = Draft(left.atoms + right.atoms, overlap=left.overlap,
-                       path=_common_prefix(left.path, right.path))
-        if self.counter.count(self._render(merged)) > self.cap:
+        merged = Draft(
+            left.atoms + right.atoms,
+            overlap=left.overlap,
+            path=_common_prefix(left.path, right.path),
+            overlap_tokens=left.overlap_tokens,
+        )
+        if self._tokens(merged) > self.cap:
             return False
         drafts[i : i + 2] = [merged]
         return True
 
     # -- step 5: the hard cap -------------------------------------------------
 
-    def _enforce_token_cap(self, drafts: list[Draft]) -> list[Draft]:
+    def _enforce_token_cap(self, drafts: list[Draft]) -> tuple[list[Draft], list[int]]:
         counts = self._count_texts(drafts)
         if all(c <= self.cap for c in counts):
-            return drafts
+            return drafts, counts
         result: list[Draft] = []
         for draft, count in zip(drafts, counts, strict=True):
             result.extend(self._split_until_fits(draft) if count > self.cap else [draft])
-        return result
+        return result, self._count_texts(result)
 
     def _split_until_fits(self, draft: Draft) -> list[Draft]:
-        if self.counter.count(self._render(draft)) <= self.cap:
+        if self._tokens(draft) <= self.cap:
             return [draft]
         if draft.overlap:
-            return self._split_until_fits(replace(draft, overlap=""))
+            return self._split_until_fits(replace(draft, overlap="", overlap_tokens=0, tokens=None))
         if len(draft.atoms) > 1:
             mid = len(draft.atoms) // 2
             left = Draft(draft.atoms[:mid], path=draft.path)
             right = Draft(draft.atoms[mid:], path=draft.path)
             return self._split_until_fits(left) + self._split_until_fits(right)
         atom = draft.atoms[0]
-        budget = self.cap - self._fixed_cost(atom.section, atom.table_header)
-        shrink = max(1, budget - (self.counter.count(self._render(draft)) - self.cap) - 2)
-        spans = self._fit(atom.start, atom.end, shrink, level=1)
+        budget = self._budget(atom.section, atom.table_header)
+        shrink = max(1, budget - (self._tokens(draft) - self.cap) - 2)
+        spans = self._fit(atom.start, atom.end, shrink, level=1, known_too_big=True)
         if len(spans) <= 1:
             spans = self._grapheme_cuts(atom.start, atom.end, max(1, shrink // 2))
-        pieces = [Draft([replace(atom, start=s, end=e)], path=draft.path) for s, e in spans]
+        pieces = [
+            Draft([replace(atom, start=s, end=e, tokens=t, exact=x)], path=draft.path)
+            for s, e, t, x in spans
+        ]
         if len(pieces) <= 1:
             return pieces  # a single grapheme cluster over the cap: nothing smaller exists
         return [p for piece in pieces for p in self._split_until_fits(piece)]
 
     # -- output --------------------------------------------------------------
 
-    def _emit(self, drafts: list[Draft]) -> list[Chunk]:
+    def _emit(self, drafts: list[Draft], counts: list[int]) -> list[Chunk]:
         texts = [self._render(d) for d in drafts]
-        counts = self.counter.count_many(texts)
         chunks: list[Chunk] = []
         byte_pos = 0
         byte_at = 0
-        floor = self.cfg.runt_floor
         for index, (draft, rendered, tokens) in enumerate(zip(drafts, texts, counts, strict=True)):
             byte_at += _utf8_len(self.text[byte_pos : draft.start])
             byte_pos = draft.start
@@ -582,7 +715,7 @@ class _Chunker:
                     ).hexdigest(),
                 )
             )
-            if len(drafts) > 1 and len(body) < floor:
+            if len(drafts) > 1 and is_runt(len(body), tokens, self.cfg, self.cap):
                 self.report.runts += 1
         self.report.chunks = len(chunks)
         self.report.max_tokens = max(counts, default=0)
@@ -590,6 +723,11 @@ class _Chunker:
 
 
 # -- small pure helpers ------------------------------------------------------
+
+
+def is_runt(chars: int, tokens: int, config: ChunkerConfig, cap: int) -> bool:
+    """The runt invariant, shared by the chunker, its report and the tests."""
+    return chars < config.runt_floor and tokens < config.runt_fraction * cap
 
 
 def _section(stack: list[_Frame], page: int | None) -> Section:
@@ -628,6 +766,48 @@ def _is_caption(text: str, block: Block, following: list[Block]) -> bool:
         and block.end - block.start <= _CAPTION_MAX_CHARS
         and "\n" not in text[block.start : block.end]
     )
+
+
+def _atom_candidates(blocks: list[Block], max_chars: int) -> list[tuple[int, int]]:
+    """Spans whose tokens `_atomize` needs: each short-enough block, with the
+    headings right before it (a heading always rides with the next block)."""
+    spans: list[tuple[int, int]] = []
+    pending: int | None = None
+    for block in blocks:
+        if block.type is BlockType.HEADING:
+            pending = block.start if pending is None else pending
+            continue
+        start = pending if pending is not None else block.start
+        pending = None
+        if block.end - start <= max_chars:
+            spans.append((start, block.end))
+    return spans
+
+
+# Characters BERT's normaliser treats as whitespace (Python's isspace() is wider).
+_BERT_SPACE = frozenset(" \t\n\r")
+
+
+def _is_split_char(ch: str) -> bool:
+    """A character at which a BERT pre-tokenizer always splits: space or punctuation."""
+    if ch in _BERT_SPACE:
+        return True
+    category = unicodedata.category(ch)
+    return (
+        category == "Zs"
+        or category.startswith("P")
+        or (ch.isascii() and not ch.isalnum() and ch.isprintable())
+    )
+
+
+def _additive_join(text: str, left_end: int, right_start: int) -> bool:
+    """True if tokens(left + gap + right) == tokens(left) + tokens(right) for BERT."""
+    gap = text[left_end:right_start]
+    if gap and any(_is_split_char(ch) for ch in gap) and all(ch.isspace() for ch in gap):
+        return True
+    if gap:
+        return False
+    return _is_split_char(text[left_end - 1]) or _is_split_char(text[right_start])
 
 
 def _hard_edge(left: Draft, right: Draft) -> bool:

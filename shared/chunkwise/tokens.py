@@ -8,6 +8,7 @@ the embedding model enforces is checked here with the model's own
 from __future__ import annotations
 
 import importlib.util
+import json
 import zipfile
 from collections.abc import Sequence
 from functools import lru_cache
@@ -38,7 +39,13 @@ class TokenCounter(Protocol):
 class HFTokenCounter:
     """Counts tokens with a Hugging Face `tokenizers` file; no network access."""
 
-    def __init__(self, tokenizer: Tokenizer, max_tokens: int, add_special_tokens: bool) -> None:
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        max_tokens: int,
+        add_special_tokens: bool,
+        additive: bool = False,
+    ) -> None:
         # The shipped tokenizer.json may carry truncation/padding settings (all-MiniLM
         # truncates at 128): a counter that truncates would silently under-count.
         tokenizer.no_truncation()
@@ -47,6 +54,18 @@ class HFTokenCounter:
         self._max_tokens = max_tokens
         self._add_special = add_special_tokens
         self._special = tokenizer.num_special_tokens_to_add(False) if add_special_tokens else 0
+        self._additive = additive
+        # encode_batch_fast skips offset tracking, which counting never needs.
+        self._encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+
+    @property
+    def additive(self) -> bool:
+        """Counts add up across joins at whitespace/punctuation (BERT pre-tokenizer).
+
+        Only claimed for tokenizers whose normaliser and pre-tokenizer are BERT's;
+        byte-level BPE and SentencePiece merge across spaces and are counted whole.
+        """
+        return self._additive
 
     @property
     def max_tokens(self) -> int:
@@ -63,14 +82,18 @@ class HFTokenCounter:
     def count_many(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=self._add_special)
+        encodings = self._encode_batch(list(texts), add_special_tokens=self._add_special)
         return [len(e.ids) for e in encodings]
+
+    def count_plain(self, text: str) -> int:
+        """Tokens of a piece that will be joined into a larger text (no specials)."""
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
     def count_many_plain(self, texts: Sequence[str]) -> list[int]:
         """Counts without special tokens, for pieces that are later joined."""
         if not texts:
             return []
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self._encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
 
@@ -111,11 +134,25 @@ def load_counter(
 ) -> HFTokenCounter:
     """Load (once per process) a counter for `path` or the packaged default model."""
     resolved = path if path is not None else default_tokenizer_path()
+    raw = load_tokenizer_json(resolved)
     try:
-        tokenizer = Tokenizer.from_str(load_tokenizer_json(resolved))
-    except TokenizerError:
-        raise
+        tokenizer = Tokenizer.from_str(raw)
+        spec = json.loads(raw)
     except Exception as exc:  # tokenizers raises plain Exception on bad JSON
         raise TokenizerError(f"invalid tokenizer file {resolved}: {exc}") from exc
     limit = max_tokens if max_tokens is not None else DEFAULT_MODEL_MAX_TOKENS
-    return HFTokenCounter(tokenizer, limit, add_special_tokens)
+    return HFTokenCounter(tokenizer, limit, add_special_tokens, additive=_is_bert_like(spec))
+
+
+def _is_bert_like(spec: dict[str, object]) -> bool:
+    """BERT normaliser + BERT pre-tokenizer + WordPiece: counts add up at splits."""
+
+    def kind(key: str) -> object:
+        part = spec.get(key)
+        return part.get("type") if isinstance(part, dict) else None
+
+    return (
+        kind("normalizer") == "BertNormalizer"
+        and kind("pre_tokenizer") == "BertPreTokenizer"
+        and kind("model") == "WordPiece"
+    )

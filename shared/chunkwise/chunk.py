@@ -196,15 +196,15 @@ class _Chunker:
         return self.text[span[0] : span[1]] if span is not None else ""
 
     def _header_cost(self, span: tuple[int, int] | None) -> int:
-        """Tokens of a repeated table header; a header over a third of the cap is
-        not repeated (it would leave no room for rows) and costs nothing."""
+        """Tokens of a repeated table header; a header over half the cap is not
+        repeated (it would leave no room for rows) and costs nothing."""
         if span is None:
             return 0
         cost = self._header_cache.get(span)
         if cost is None:
             cost = self.counter.count_plain(_indexable(self.text[span[0] : span[1]]))
             self._header_cache[span] = cost
-        return cost if cost <= self.cap // 3 else 0
+        return cost if cost <= self.cap // 2 else 0
 
     def _repeats_header(self, draft: Draft) -> bool:
         span = self._header_span(draft)

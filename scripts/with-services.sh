@@ -10,7 +10,7 @@ stop_all() {
   for svc in "${started[@]}"; do
     echo "with-services: stopping $svc" >&2
     case "$svc" in
-      opensearch) bash tools/opensearch/opensearch.sh down || true ;;
+      opensearch) env -u OPENSEARCH_URL bash tools/opensearch/opensearch.sh down || true ;;
       localstack) bash scripts/localstack.sh down || true ;;
     esac
   done
@@ -23,6 +23,8 @@ elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
   echo "with-services: starting OpenSearch" >&2
   bash tools/opensearch/opensearch.sh up || { echo "with-services: OpenSearch failed to start" >&2; exit 1; }
   started+=(opensearch)
+  # Tests and tools find the node we started through OPENSEARCH_URL.
+  export OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT:-9200}"
 fi
 if [[ -z "${AWS_ENDPOINT_URL:-}" && -f scripts/localstack.sh ]]; then
   echo "with-services: starting LocalStack" >&2

@@ -110,7 +110,10 @@ class ChunkingReport:
     chunks: int = 0
     runts: int = 0
     max_tokens: int = 0
+    total_tokens: int = 0
     split_levels: dict[str, int] = field(default_factory=dict)
+    # Body length distribution: the mean hides runts, the low percentiles do not.
+    length_percentiles: dict[str, int] = field(default_factory=dict)
 
 
 def chunk_text(
@@ -719,6 +722,8 @@ class _Chunker:
                 self.report.runts += 1
         self.report.chunks = len(chunks)
         self.report.max_tokens = max(counts, default=0)
+        self.report.total_tokens = sum(counts)
+        self.report.length_percentiles = _percentiles([len(c.body) for c in chunks])
         return chunks
 
 
@@ -808,6 +813,15 @@ def _additive_join(text: str, left_end: int, right_start: int) -> bool:
     if gap:
         return False
     return _is_split_char(text[left_end - 1]) or _is_split_char(text[right_start])
+
+
+def _percentiles(values: list[int]) -> dict[str, int]:
+    """Nearest-rank p1/p5/p50/p95 of chunk lengths."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+    last = len(ordered) - 1
+    return {f"p{p}": ordered[min(last, (p * len(ordered) + 99) // 100 - 1)] for p in (1, 5, 50, 95)}
 
 
 def _hard_edge(left: Draft, right: Draft) -> bool:

@@ -267,3 +267,15 @@ def test_config_errors_name_the_field(tmp_path: Path) -> None:
         ChunkerConfig.build(bogus=1)
     with pytest.raises(TokenizerError, match="not found"):
         load_counter(tmp_path / "missing.json")
+
+
+def test_report_counts_and_length_percentiles() -> None:
+    text = "\n\n".join(EN_PARAS * 30)
+    report = ChunkingReport()
+    chunks = chunk_text(text, report=report)
+    lengths = sorted(len(c.body) for c in chunks)
+    assert report.chunks == len(chunks) and report.runts == 0
+    assert report.total_tokens == sum(c.token_count for c in chunks)
+    assert report.max_tokens == max(c.token_count for c in chunks)
+    assert report.length_percentiles["p1"] == lengths[0]
+    assert lengths[0] <= report.length_percentiles["p50"] <= report.length_percentiles["p95"]

@@ -20,6 +20,7 @@ _DELEGATED: dict[str, tuple[str, str]] = {
     "extract": ("chunkwise.extract.cli", "main_extract"),
     "index": ("chunkwise.cli_index", "main_index"),
     "search": ("chunkwise.cli_index", "main_search"),
+    "eval": ("chunkwise.evaluate", "main_eval"),
 }
 
 

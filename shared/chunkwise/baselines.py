@@ -1,0 +1,191 @@
+"""Baseline chunkers for evaluation, by name (`chunkwise eval` configurations).
+
+- ``chunkwise``: `chunkwise.chunk_text` with the configured `ChunkerConfig`.
+- ``fixed``: seed 000's character baseline: windows of ``max_chars`` characters,
+  each starting ``overlap_chars`` before the previous end. Ignores sentences,
+  tables and headings; a cut may fall anywhere.
+- ``recursive``: a recursive character splitter in the style of LangChain's
+  ``RecursiveCharacterTextSplitter``: split at the first separator of
+  ["\\n\\n", "\\n", ". ", " "] that occurs, recurse into pieces still too long,
+  then merge neighbouring pieces greedily up to ``max_chars`` with up to
+  ``overlap_chars`` of trailing pieces repeated (our own small implementation,
+  so spans keep exact offsets).
+
+Baselines emit real `Chunk` objects with exact offsets (``text[start:end] ==
+body``), so their citations can be checked like chunkwise's; ``text == body``
+(no heading path, overlap prefix or table header is added) and ``token_count``
+is counted with the same tokenizer as chunkwise's. A baseline chunk may exceed
+the model's token limit: the embedder then truncates it, which is part of what
+the baseline measures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from chunkwise.config import ChunkerConfig
+from chunkwise.errors import ConfigError
+from chunkwise.schema import Chunk, ChunkKind
+from chunkwise.tokens import HFTokenCounter, load_counter
+
+BaselineName = Literal["chunkwise", "fixed", "recursive"]
+BASELINES: tuple[str, ...] = ("chunkwise", "fixed", "recursive")
+RECURSIVE_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
+_PAGE_ANCHOR = re.compile(r"^#{1,6}[ \t]+(?:Page|Seite)[ \t]+(\d{1,6})[ \t]*$", re.MULTILINE)
+
+Span = tuple[int, int]
+
+
+def fixed_size_spans(text: str, size: int, overlap: int = 0) -> list[Span]:
+    """Seed 000's ``split_text``: [start, end) windows of ``size`` chars, ``overlap`` shared."""
+    if size <= 0 or not 0 <= overlap < size:
+        raise ConfigError("fixed baseline: require max_chars > 0 and 0 <= overlap_chars < max_chars")
+    spans: list[Span] = []
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        spans.append((start, end))
+        if end == len(text):
+            break
+        start = end - overlap
+    return spans
+
+
+def _split(text: str, start: int, end: int, seps: Sequence[str], size: int) -> list[Span]:
+    """Pieces of [start, end) no longer than ``size`` (separator kept at the piece's end)."""
+    if end - start <= size:
+        return [(start, end)]
+    for i, sep in enumerate(seps):
+        if text.find(sep, start, end) >= 0:
+            rest = seps[i + 1 :]
+            break
+    else:
+        return [(s, min(s + size, end)) for s in range(start, end, size)]
+    pieces: list[Span] = []
+    pos = start
+    while pos < end:
+        j = text.find(sep, pos, end)
+        if j < 0:
+            pieces.append((pos, end))
+            break
+        pieces.append((pos, j + len(sep)))
+        pos = j + len(sep)
+    out: list[Span] = []
+    for s, e in pieces:
+        out.extend([(s, e)] if e - s <= size else _split(text, s, e, rest, size))
+    return out
+
+
+def _strip(text: str, s: int, e: int) -> Span:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+def recursive_spans(
+    text: str,
+    size: int,
+    overlap: int = 0,
+    separators: Sequence[str] = RECURSIVE_SEPARATORS,
+) -> list[Span]:
+    """Recursive character splitting + greedy merge with overlap; exact, stripped spans."""
+    if size <= 0 or not 0 <= overlap < size:
+        raise ConfigError(
+            "recursive baseline: require max_chars > 0 and 0 <= overlap_chars < max_chars"
+        )
+    pieces = _split(text, 0, len(text), list(separators), size)
+    spans: list[Span] = []
+    window: list[Span] = []
+    for piece in pieces:
+        if window and piece[1] - window[0][0] > size:
+            spans.append((window[0][0], window[-1][1]))
+            # keep trailing pieces as overlap: at most `overlap` chars, and room for `piece`
+            while window and (
+                window[-1][1] - window[0][0] > overlap or piece[1] - window[0][0] > size
+            ):
+                window.pop(0)
+        window.append(piece)
+    if window:
+        spans.append((window[0][0], window[-1][1]))
+    out: list[Span] = []
+    for s, e in spans:
+        s, e = _strip(text, s, e)
+        if e > s and (not out or out[-1] != (s, e)):
+            out.append((s, e))
+    return out
+
+
+def _page_at(anchors: list[tuple[int, int]], pos: int) -> int | None:
+    page = None
+    for at, n in anchors:
+        if at > pos:
+            break
+        page = n
+    return page
+
+
+def _kind(body: str) -> ChunkKind:
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    rows = sum(ln.lstrip().startswith("|") for ln in lines)
+    return ChunkKind.TABLE if lines and rows * 2 > len(lines) else ChunkKind.PROSE
+
+
+def spans_to_chunks(
+    text: str, spans: Sequence[Span], *, lang: str, counter: HFTokenCounter
+) -> list[Chunk]:
+    """Chunks with exact code-point and byte offsets; ``text == body`` (no added context)."""
+    anchors = [(m.start(), int(m.group(1))) for m in _PAGE_ANCHOR.finditer(text)]
+    bodies = [text[s:e] for s, e in spans]
+    counts = counter.count_many(bodies) if bodies else []
+    chunks: list[Chunk] = []
+    for i, ((s, e), body, tokens) in enumerate(zip(spans, bodies, counts, strict=True)):
+        byte_start = len(text[:s].encode("utf-8", "surrogatepass"))
+        p_start, p_end = _page_at(anchors, s), _page_at(anchors, max(s, e - 1))
+        chunks.append(
+            Chunk(
+                chunk_index=i,
+                start=s,
+                end=e,
+                byte_start=byte_start,
+                byte_end=byte_start + len(body.encode("utf-8", "surrogatepass")),
+                body=body,
+                text=body,
+                token_count=tokens,
+                kind=_kind(body),
+                lang=lang,
+                page_start=p_start,
+                page_end=p_end,
+                content_sha256=hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(),
+            )
+        )
+    return chunks
+
+
+def chunk_with(
+    baseline: str,
+    text: str,
+    lang: str,
+    config: ChunkerConfig,
+    *,
+    counter: HFTokenCounter | None = None,
+) -> list[Chunk]:
+    """Chunk ``text`` with the named baseline; sizes come from ``config``."""
+    if baseline not in BASELINES:
+        raise ConfigError(f"baseline: unknown {baseline!r} (choose from {', '.join(BASELINES)})")
+    tok = counter or load_counter(config.tokenizer_path, config.max_tokens, config.add_special_tokens)
+    if baseline == "chunkwise":
+        from chunkwise.chunk import chunk_text
+
+        return chunk_text(text, lang=lang, config=config, counter=tok)
+    if not text.strip():
+        return []
+    if baseline == "fixed":
+        spans = fixed_size_spans(text, config.max_chars, config.overlap_chars)
+    else:
+        spans = recursive_spans(text, config.max_chars, config.overlap_chars)
+    return spans_to_chunks(text, spans, lang=lang, counter=tok)

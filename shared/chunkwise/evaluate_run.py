@@ -1,0 +1,392 @@
+"""The I/O half of `chunkwise eval`: extract, chunk, embed, index, search, report.
+
+Each configuration gets its own index prefix ``<prefix>-<name>`` and a fresh
+generation ``<prefix>-<name>-g<timestamp>`` on the real node (write and read
+alias swapped to it). Documents are ingested revision by revision, oldest
+first, through the same revision switch as the pipeline: write the revision's
+chunks (pending), flip them live, supersede every other revision. Questions
+then run through the real search path: ``Searcher`` (server-side hybrid via
+the neural-search pipeline when present), BM25 only and k-NN only, each over
+the read alias with the production post-processing (newest revision per
+document, no overlapping spans).
+
+Latency is the search round trip; the query embedding is computed once per
+question (and reported separately), so the three modes and all
+configurations search with identical vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from chunkwise.baselines import chunk_with
+from chunkwise.chunk import is_runt
+from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.errors import ChunkwiseError
+from chunkwise.evaluate import (
+    Corpus,
+    EvalConfig,
+    Judgement,
+    Question,
+    RankedHit,
+    chunk_stats,
+    config_report,
+    diff_reports,
+    judge,
+    percentile,
+    render_config_markdown,
+    render_diff_markdown,
+    render_summary_markdown,
+    resolve_evidence,
+)
+from chunkwise.index import IndexNames, make_doc_id, new_generation_id
+from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect, with_retries
+from chunkwise.schema import Chunk
+from chunkwise.search import (
+    Hit,
+    SearchFilters,
+    bm25_query,
+    guess_query_lang,
+    hits_from_response,
+    knn_query,
+    postprocess,
+)
+from chunkwise.search_opensearch import Searcher
+from chunkwise.tokens import load_counter
+
+log = logging.getLogger("chunkwise.eval")
+BUCKET = "eval"
+K = 10
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^a-z0-9_.-]+", "-", name.lower()).strip("-.")
+    return s or "config"
+
+
+class _CachedQueries:
+    """The embedder port with query vectors served from a precomputed table."""
+
+    def __init__(self, inner: MiniLMEmbedder, vectors: dict[str, list[float]]) -> None:
+        self.inner = inner
+        self.vectors = vectors
+
+    name = property(lambda self: self.inner.name)
+    dimension = property(lambda self: self.inner.dimension)
+    max_tokens = property(lambda self: self.inner.max_tokens)
+    batch_size = property(lambda self: self.inner.batch_size)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        v = self.vectors.get(text)
+        if v is None:
+            v = self.vectors[text] = self.inner.embed_query(text)
+        return v
+
+
+def extract_corpus(corpus: Corpus, corpus_dir: Path) -> dict[tuple[str, str], str]:
+    from chunkwise.extract import extract
+
+    texts: dict[tuple[str, str], str] = {}
+    for doc in corpus.documents:
+        for rev in doc.revisions:
+            path = corpus_dir / rev.path
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise ChunkwiseError(f"corpus document {doc.key}@{rev.revision}: {exc}") from exc
+            texts[(doc.key, rev.revision)] = extract(data, filename=path.name).text
+    return texts
+
+
+class _EmbeddingCache:
+    def __init__(self, embedder: MiniLMEmbedder) -> None:
+        self.embedder = embedder
+        self.cache: dict[str, list[float]] = {}
+
+    def __call__(self, texts: Sequence[str]) -> list[list[float]]:
+        todo = sorted({t for t in texts if t not in self.cache})
+        if todo:
+            for t, v in zip(todo, self.embedder.embed(todo), strict=True):
+                self.cache[t] = v
+        return [self.cache[t] for t in texts]
+
+
+def ingest(
+    client: OpenSearch,
+    config: EvalConfig,
+    corpus: Corpus,
+    texts: dict[tuple[str, str], str],
+    embed: _EmbeddingCache,
+    *,
+    prefix: str,
+) -> tuple[IndexNames, dict[str, Chunk], dict[str, Any], dict[str, float]]:
+    """Build a new generation for ``config``; returns names, chunk store, stats, timings."""
+    names = IndexNames(f"{prefix}-{_slug(config.name)}")
+    ix = OpenSearchIndex(client, names)
+    for g in ix.generations():  # our own eval namespace only
+        ix.drop(g, force=True)
+    gen = new_generation_id()
+    ix.create_generation(
+        gen,
+        dimension=embed.embedder.dimension,
+        embedder_name=embed.embedder.name,
+        chunker_config=config.as_dict(),
+    )
+    ix.swap(gen)
+    counter = load_counter(
+        config.chunker.tokenizer_path, config.chunker.max_tokens, config.chunker.add_special_tokens
+    )
+    cap = config.chunker.max_tokens or counter.max_tokens
+    store: dict[str, Chunk] = {}
+    t_chunk = t_embed = t_bulk = 0.0
+    chars: list[int] = []
+    tokens: list[int] = []
+    runts = 0
+    t_all = time.perf_counter()
+    for doc in corpus.documents:
+        doc_id = make_doc_id(BUCKET, doc.key)
+        for rev in doc.revisions:
+            text = texts[(doc.key, rev.revision)]
+            t0 = time.perf_counter()
+            raw = chunk_with(config.baseline, text, doc.lang, config.chunker, counter=counter)
+            chunks = [
+                c.model_copy(
+                    update={
+                        "doc_id": doc_id,
+                        "source_key": doc.key,
+                        "revision": rev.revision,
+                        "last_modified": rev.last_modified,
+                    }
+                )
+                for c in raw
+            ]
+            t1 = time.perf_counter()
+            vectors = embed([c.text for c in chunks])
+            t2 = time.perf_counter()
+            ix.write_revision(chunks, vectors)
+            ix.flip_live(doc_id, rev.revision, len(chunks))
+            ix.supersede_others(doc_id, rev.revision)
+            t3 = time.perf_counter()
+            t_chunk += t1 - t0
+            t_embed += t2 - t1
+            t_bulk += t3 - t2
+            for c in chunks:
+                store[c.chunk_id] = c
+            if rev.revision == doc.current:
+                for c in chunks:
+                    chars.append(len(c.body))
+                    tokens.append(c.token_count)
+                    if len(chunks) > 1 and is_runt(len(c.body), c.token_count, config.chunker, cap):
+                        runts += 1
+    ix.refresh()
+    timings = {
+        "indexing_s": time.perf_counter() - t_all,
+        "chunking_s": t_chunk,
+        "embedding_s": t_embed,
+        "bulk_s": t_bulk,
+    }
+    return names, store, chunk_stats(chars, tokens, runts, cap), timings
+
+
+def _ranked(hits: Sequence[Hit], store: dict[str, Chunk]) -> list[RankedHit]:
+    out = []
+    for h in hits:
+        c = h.citation
+        chunk = store.get(h.id)
+        out.append(
+            RankedHit(
+                id=h.id,
+                key=c.key,
+                revision=c.revision,
+                start=c.start,
+                end=c.end,
+                body=c.body,
+                text=chunk.text if chunk is not None else "",
+            )
+        )
+    return out
+
+
+def search_all(
+    client: OpenSearch,
+    searcher: Searcher,
+    names: IndexNames,
+    questions: Sequence[Question],
+    modes: Sequence[str],
+    vectors: dict[str, list[float]],
+) -> dict[str, list[tuple[Question, list[Hit], float]]]:
+    out: dict[str, list[tuple[Question, list[Hit], float]]] = {m: [] for m in modes}
+    window = K * searcher.candidates
+    f = SearchFilters()
+    for q in questions:
+        lang = guess_query_lang(q.question)  # what the real search path does
+        for mode in modes:
+            t0 = time.perf_counter()
+            if mode == "hybrid":
+                hits = searcher.search(q.question, K, f)
+            elif mode == "bm25":
+                body = bm25_query(q.question, window, f, lang=lang)
+                resp = with_retries(
+                    searcher.policy, "search",
+                    lambda b=body: client.search(index=names.read_alias, body=b),
+                )
+                hits = postprocess(hits_from_response(resp, "bm25"), K)
+            else:
+                body = knn_query(vectors[q.question], window, f)
+                resp = with_retries(
+                    searcher.policy, "search",
+                    lambda b=body: client.search(index=names.read_alias, body=b),
+                )
+                hits = postprocess(hits_from_response(resp, "knn"), K)
+            out[mode].append((q, hits, 1000 * (time.perf_counter() - t0)))
+    return out
+
+
+def plot_hit3(reports: Sequence[dict[str, Any]], path: Path, mode: str = "hybrid") -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = sorted({g for r in reports for g in r["modes"][mode] if "/" in g})
+    n = len(reports)
+    width = 0.8 / max(n, 1)
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 4.5), dpi=120)
+    for i, r in enumerate(reports):
+        vals = [100 * r["modes"][mode].get(g, {}).get("hit@3", 0.0) for g in groups]
+        xs = [x + (i - (n - 1) / 2) * width for x in range(len(groups))]
+        bars = ax.bar(xs, vals, width, label=r["config"]["name"])
+        ax.bar_label(bars, labels=[f"{v:.0f}" for v in vals], fontsize=7, padding=1)
+    ax.axhline(95, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g.replace("/", "\n") for g in groups])
+    ax.set_ylim(0, 108)
+    ax.set_ylabel("hit@3 (%), correct citation + context")
+    ax.set_title(f"hit@3 per configuration and document type ({mode} search)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def run_evaluation(
+    questions: Sequence[Question],
+    configs: Sequence[EvalConfig],
+    corpus: Corpus,
+    *,
+    corpus_dir: Path,
+    out_dir: Path,
+    url: str,
+    prefix: str = "eval",
+    modes: Sequence[str] = ("hybrid", "bm25", "vector"),
+    keep_indices: bool = False,
+    plot: bool = True,
+    client: OpenSearch | None = None,
+    embedder: MiniLMEmbedder | None = None,
+) -> list[dict[str, Any]]:
+    slugs = [_slug(c.name) for c in configs]
+    if len(set(slugs)) != len(slugs):
+        raise ChunkwiseError(f"configuration names must be distinct: {[c.name for c in configs]}")
+    texts = extract_corpus(corpus, corpus_dir)
+    current = {d.key: d.current for d in corpus.documents}
+    gold = resolve_evidence(questions, texts, current)
+    client = client or connect(url)
+    try:
+        with_retries(RetryPolicy(attempts=2), "ping", client.info)
+    except ChunkwiseError as exc:
+        raise ChunkwiseError(f"OpenSearch at {url} is not reachable: {exc}") from exc
+    emb = embedder or default_embedder()
+    vectors: dict[str, list[float]] = {}
+    q_ms: list[float] = []
+    for q in questions:
+        if q.question not in vectors:
+            t0 = time.perf_counter()
+            vectors[q.question] = emb.embed_query(q.question)
+            q_ms.append(1000 * (time.perf_counter() - t0))
+    embed_cache = _EmbeddingCache(emb)
+    cached = _CachedQueries(emb, vectors)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports: list[dict[str, Any]] = []
+    for config in configs:
+        log.info("eval: ingesting with %s", config.name)
+        names, store, stats, timings = ingest(
+            client, config, corpus, texts, embed_cache, prefix=prefix
+        )
+        searcher = Searcher(client, cached, names)  # type: ignore[arg-type]
+        results = search_all(client, searcher, names, questions, modes, vectors)
+        judgements: dict[str, list[Judgement]] = {
+            mode: [judge(q, _ranked(h, store), gold[q.id], texts, ms) for q, h, ms in rows]
+            for mode, rows in results.items()
+        }
+        meta = {
+            "opensearch": searcher.caps.version,
+            "hybrid_fusion": searcher.fusion
+            + ("-rrf" if searcher.caps.rrf_pipeline and searcher.fusion == "server" else ""),
+            "embedder": emb.name,
+            "index": names.read_alias,
+            "k": K,
+            "questions": len(questions),
+            "query_embedding_ms_p50": percentile(q_ms, 50),
+            "query_embedding_ms_p95": percentile(q_ms, 95),
+        }
+        report = config_report(config, judgements, stats, timings, meta)
+        reports.append(report)
+        slug = _slug(config.name)
+        (out_dir / f"{slug}.json").write_text(
+            json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+        (out_dir / f"{slug}.md").write_text(render_config_markdown(report), encoding="utf-8")
+        if not keep_indices:
+            ix = OpenSearchIndex(client, names)
+            for g in ix.generations():
+                ix.drop(g, force=True)
+    mode = "hybrid" if "hybrid" in modes else modes[0]
+    for other in reports[1:]:
+        d = diff_reports(reports[0], other, mode)
+        stem = f"diff_{_slug(d['a'])}_vs_{_slug(d['b'])}"
+        (out_dir / f"{stem}.json").write_text(
+            json.dumps(d, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+        (out_dir / f"{stem}.md").write_text(render_diff_markdown(d), encoding="utf-8")
+    summary = {
+        "configs": [r["config"] for r in reports],
+        "meta": reports[0]["meta"] if reports else {},
+        "hit@3": {
+            r["config"]["name"]: {
+                md: {g: m["hit@3"] for g, m in groups.items()} for md, groups in r["modes"].items()
+            }
+            for r in reports
+        },
+        "superseded_citations": {
+            r["config"]["name"]: sum(
+                groups["all"]["superseded_citations"] for groups in r["modes"].values()
+            )
+            for r in reports
+        },
+        "chunks": {r["config"]["name"]: r["chunks"] for r in reports},
+        "timings": {r["config"]["name"]: r["timings"] for r in reports},
+    }
+    (out_dir / "summary.json").write_text(
+        json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    (out_dir / "summary.md").write_text(
+        "# Retrieval evaluation summary\n\n" + render_summary_markdown(reports, mode),
+        encoding="utf-8",
+    )
+    if plot and reports:
+        plot_hit3(reports, out_dir / "hit3.png", mode)
+    return reports

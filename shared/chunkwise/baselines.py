@@ -42,7 +42,9 @@ Span = tuple[int, int]
 def fixed_size_spans(text: str, size: int, overlap: int = 0) -> list[Span]:
     """Seed 000's ``split_text``: [start, end) windows of ``size`` chars, ``overlap`` shared."""
     if size <= 0 or not 0 <= overlap < size:
-        raise ConfigError("fixed baseline: require max_chars > 0 and 0 <= overlap_chars < max_chars")
+        raise ConfigError(
+            "fixed baseline: require max_chars > 0 and 0 <= overlap_chars < max_chars"
+        )
     spans: list[Span] = []
     start = 0
     while start < len(text):
@@ -177,7 +179,9 @@ def chunk_with(
     """Chunk ``text`` with the named baseline; sizes come from ``config``."""
     if baseline not in BASELINES:
         raise ConfigError(f"baseline: unknown {baseline!r} (choose from {', '.join(BASELINES)})")
-    tok = counter or load_counter(config.tokenizer_path, config.max_tokens, config.add_special_tokens)
+    tok = counter or load_counter(
+        config.tokenizer_path, config.max_tokens, config.add_special_tokens
+    )
     if baseline == "chunkwise":
         from chunkwise.chunk import chunk_text
 

@@ -82,9 +82,8 @@ class EvidenceSpan(BaseModel):
         has_span = self.start is not None or self.end is not None
         if (self.quote is None) == (not has_span):
             raise ValueError("evidence needs either 'quote' or both 'start' and 'end'")
-        if has_span:
-            if self.start is None or self.end is None or self.end <= self.start:
-                raise ValueError("evidence span needs start < end")
+        if has_span and (self.start is None or self.end is None or self.end <= self.start):
+            raise ValueError("evidence span needs start < end")
         return self
 
 
@@ -399,7 +398,10 @@ def citation_verifies(hit: RankedHit, gold: Gold, texts: Texts) -> bool:
     if source is None or source[hit.start : hit.end] != hit.body:
         return False
     covers = any(
-        s.key == hit.key and s.revision == hit.revision and hit.start <= s.start and s.end <= hit.end
+        s.key == hit.key
+        and s.revision == hit.revision
+        and hit.start <= s.start
+        and s.end <= hit.end
         for s in gold.spans
     )
     return covers and all(c in hit.text for c in gold.context)
@@ -434,9 +436,7 @@ class Judgement:
 def judge(
     q: Question, hits: Sequence[RankedHit], gold: Gold, texts: Texts, latency_ms: float = 0.0
 ) -> Judgement:
-    rank = next(
-        (i for i, h in enumerate(hits, start=1) if citation_verifies(h, gold, texts)), None
-    )
+    rank = next((i for i, h in enumerate(hits, start=1) if citation_verifies(h, gold, texts)), None)
     ev = next((i for i, h in enumerate(hits, start=1) if shows_evidence(h, gold)), None)
     cit = None
     if ev is not None and ev <= 3:
@@ -608,7 +608,9 @@ def render_config_markdown(report: Mapping[str, Any]) -> str:
                 f"| {m['latency_ms_p50']:.1f} | {m['latency_ms_p95']:.1f} |"
             )
         lines.append("")
-    misses = [q for q in report["questions"].get("hybrid", []) if not (q["rank"] and q["rank"] <= 3)]
+    misses = [
+        q for q in report["questions"].get("hybrid", []) if not (q["rank"] and q["rank"] <= 3)
+    ]
     if misses:
         lines += ["## Hybrid misses (not answered in the top 3)", ""]
         for q in misses:
@@ -622,7 +624,9 @@ def render_config_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def diff_reports(a: Mapping[str, Any], b: Mapping[str, Any], mode: str = "hybrid") -> dict[str, Any]:
+def diff_reports(
+    a: Mapping[str, Any], b: Mapping[str, Any], mode: str = "hybrid"
+) -> dict[str, Any]:
     """Per-question wins/losses of A against B (strict hit@3, then rank)."""
     qa = {q["id"]: q for q in a["questions"][mode]}
     qb = {q["id"]: q for q in b["questions"][mode]}
@@ -630,7 +634,13 @@ def diff_reports(a: Mapping[str, Any], b: Mapping[str, Any], mode: str = "hybrid
     for qid in sorted(set(qa) & set(qb)):
         ra, rb = qa[qid]["rank"], qb[qid]["rank"]
         a3, b3 = bool(ra and ra <= 3), bool(rb and rb <= 3)
-        row = {"id": qid, "doc_type": qa[qid]["doc_type"], "lang": qa[qid]["lang"], "a": ra, "b": rb}
+        row = {
+            "id": qid,
+            "doc_type": qa[qid]["doc_type"],
+            "lang": qa[qid]["lang"],
+            "a": ra,
+            "b": rb,
+        }
         if a3 and not b3:
             wins.append(row)
         elif b3 and not a3:
@@ -647,8 +657,15 @@ def diff_reports(a: Mapping[str, Any], b: Mapping[str, Any], mode: str = "hybrid
         "groups": {
             g: {
                 metric: [a["modes"][mode][g].get(metric), b["modes"][mode][g].get(metric)]
-                for metric in ("questions", "hit@1", "hit@3", "hit@5", "mrr@10",
-                               "citation_accuracy", "superseded_citations")
+                for metric in (
+                    "questions",
+                    "hit@1",
+                    "hit@3",
+                    "hit@5",
+                    "mrr@10",
+                    "citation_accuracy",
+                    "superseded_citations",
+                )
             }
             for g in groups
         },
@@ -703,7 +720,11 @@ def render_diff_markdown(d: Mapping[str, Any]) -> str:
 def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "hybrid") -> str:
     """One table: hit@3 per configuration and (document type, language), plus chunk stats."""
     groups = sorted({g for r in reports for g in r["modes"][mode] if "/" in g})
-    head = "| configuration | " + " | ".join(groups) + " | all | MRR@10 | citation acc. | superseded cited |"
+    head = (
+        "| configuration | "
+        + " | ".join(groups)
+        + " | all | MRR@10 | citation acc. | superseded cited |"
+    )
     lines = [
         f"## hit@3 ({mode} search, strict: correct citation + required context)",
         "",
@@ -715,7 +736,8 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
         cells = [_pct(m[g]["hit@3"]) if g in m else "–" for g in groups]
         sup = sum(r["modes"][md]["all"]["superseded_citations"] for md in r["modes"])
         lines.append(
-            f"| {r['config']['name']} | " + " | ".join(cells)
+            f"| {r['config']['name']} | "
+            + " | ".join(cells)
             + f" | {_pct(m['all']['hit@3'])} | {m['all']['mrr@10']:.3f} "
             f"| {_pct(m['all']['citation_accuracy'])} | {sup} |"
         )
@@ -729,7 +751,9 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
     for r in reports:
         lines.append(
             f"| {r['config']['name']} | "
-            + " | ".join(_pct(r["modes"][md]["all"]["hit@3"]) if md in r["modes"] else "–" for md in MODES)
+            + " | ".join(
+                _pct(r["modes"][md]["all"]["hit@3"]) if md in r["modes"] else "–" for md in MODES
+            )
             + " |"
         )
     lines += [
@@ -743,8 +767,9 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
     for r in reports:
         st, tm, m = r["chunks"], r["timings"], r["modes"][mode]["all"]
         lines.append(
-            f"| {r['config']['name']} | {st['chunks']} | {st['chars_p1']:.0f} | {st['chars_p5']:.0f} "
-            f"| {st['chars_p50']:.0f} | {st['chars_p95']:.0f} | {st['runts']} "
+            f"| {r['config']['name']} | {st['chunks']} | {st['chars_p1']:.0f} "
+            f"| {st['chars_p5']:.0f} | {st['chars_p50']:.0f} | {st['chars_p95']:.0f} "
+            f"| {st['runts']} "
             f"| {st['mean_tokens']:.1f} | {st['over_token_cap']} | {tm.get('indexing_s', 0):.1f} "
             f"| {m['latency_ms_p50']:.1f} | {m['latency_ms_p95']:.1f} |"
         )
@@ -768,18 +793,34 @@ def main_eval(argv: Sequence[str]) -> int:
         "and latency (markdown + JSON; a side-by-side diff against the first configuration).",
     )
     p.add_argument("questions", type=Path, help="questions JSONL")
-    p.add_argument("--config", action="append", type=Path, required=True,
-                   help="configuration TOML (repeatable; the first is compared to the others)")
-    p.add_argument("--corpus", type=Path, default=None,
-                   help="corpus manifest JSON (default: corpus.json beside the questions)")
+    p.add_argument(
+        "--config",
+        action="append",
+        type=Path,
+        required=True,
+        help="configuration TOML (repeatable; the first is compared to the others)",
+    )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="corpus manifest JSON (default: corpus.json beside the questions)",
+    )
     p.add_argument("--out", type=Path, default=Path("eval-results"), help="output directory")
     p.add_argument("--url", default=os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200"))
-    p.add_argument("--prefix", default="eval", help="index prefix; each configuration gets "
-                   "<prefix>-<name> with its own generation")
+    p.add_argument(
+        "--prefix",
+        default="eval",
+        help="index prefix; each configuration gets <prefix>-<name> with its own generation",
+    )
     p.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid,bm25,vector")
     p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
-    p.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True,
-                   help="write hit3.png (needs matplotlib)")
+    p.add_argument(
+        "--plot",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="write hit3.png (needs matplotlib)",
+    )
     try:
         args = p.parse_args(list(argv))
     except SystemExit as exc:
@@ -787,8 +828,10 @@ def main_eval(argv: Sequence[str]) -> int:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
-        print(f"chunkwise eval: --modes: unknown {bad} (choose from {', '.join(MODES)})",
-              file=__import__("sys").stderr)
+        print(
+            f"chunkwise eval: --modes: unknown {bad} (choose from {', '.join(MODES)})",
+            file=__import__("sys").stderr,
+        )
         return 2
     # Validate everything cheap before touching the node.
     questions = load_questions(args.questions)

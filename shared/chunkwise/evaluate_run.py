@@ -221,6 +221,15 @@ def _ranked(hits: Sequence[Hit], store: dict[str, Chunk]) -> list[RankedHit]:
     return out
 
 
+def _raw_search(
+    client: OpenSearch, searcher: Searcher, names: IndexNames, body: dict[str, Any]
+) -> Any:
+    def call() -> Any:
+        return client.search(index=names.read_alias, body=body)
+
+    return with_retries(searcher.policy, "search", call)
+
+
 def search_all(
     client: OpenSearch,
     searcher: Searcher,
@@ -239,17 +248,13 @@ def search_all(
             if mode == "hybrid":
                 hits = searcher.search(q.question, K, f)
             elif mode == "bm25":
-                body = bm25_query(q.question, window, f, lang=lang)
-                resp = with_retries(
-                    searcher.policy, "search",
-                    lambda b=body: client.search(index=names.read_alias, body=b),
+                resp = _raw_search(
+                    client, searcher, names, bm25_query(q.question, window, f, lang=lang)
                 )
                 hits = postprocess(hits_from_response(resp, "bm25"), K)
             else:
-                body = knn_query(vectors[q.question], window, f)
-                resp = with_retries(
-                    searcher.policy, "search",
-                    lambda b=body: client.search(index=names.read_alias, body=b),
+                resp = _raw_search(
+                    client, searcher, names, knn_query(vectors[q.question], window, f)
                 )
                 hits = postprocess(hits_from_response(resp, "knn"), K)
             out[mode].append((q, hits, 1000 * (time.perf_counter() - t0)))
@@ -326,7 +331,7 @@ def run_evaluation(
         names, store, stats, timings = ingest(
             client, config, corpus, texts, embed_cache, prefix=prefix
         )
-        searcher = Searcher(client, cached, names)  # type: ignore[arg-type]
+        searcher = Searcher(client, cached, names)
         results = search_all(client, searcher, names, questions, modes, vectors)
         judgements: dict[str, list[Judgement]] = {
             mode: [judge(q, _ranked(h, store), gold[q.id], texts, ms) for q, h, ms in rows]

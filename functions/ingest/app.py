@@ -1,0 +1,114 @@
+"""Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.pipeline.
+
+Thin on purpose: parse each message into object changes, hand every change to
+`Pipeline.ingest`, report failed messages as batch item failures
+(``ReportBatchItemFailures``). A failed message becomes visible again after the
+queue's visibility timeout and moves to the DLQ after ``maxReceiveCount``
+receives; the log line says why (permanent: the document will never index;
+transient: an outage or throttling).
+
+Settings are validated once per cold start; the pipeline (OpenSearch client,
+embedder, tokenizer) is built on the first record, so importing this module
+stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from chunkwise.aws import Settings, load_settings
+from chunkwise.errors import PermanentError, TransientError
+from chunkwise.pipeline import IngestResult, ObjectChange, parse_message
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from chunkwise.pipeline import Pipeline
+
+logger = Logger(service="chunkwise-ingest")
+tracer = Tracer(service="chunkwise-ingest")
+metrics = Metrics(namespace="chunkwise", service="ingest")
+processor = BatchProcessor(event_type=EventType.SQS)
+
+SETTINGS: Settings = load_settings()  # cold start: a bad variable fails here, loudly
+_PIPELINE: Pipeline | None = None
+
+
+def get_pipeline() -> Pipeline:
+    global _PIPELINE
+    if _PIPELINE is None:
+        from chunkwise.aws import build_pipeline
+
+        _PIPELINE = build_pipeline(SETTINGS)
+    return _PIPELINE
+
+
+def _report(result: IngestResult) -> None:
+    logger.info("ingested", extra=result.log_fields())
+    metrics.add_metric(name=f"Documents_{result.status}", unit=MetricUnit.Count, value=1)
+    if result.status == "indexed":
+        metrics.add_metric(name="Chunks", unit=MetricUnit.Count, value=result.chunks)
+        metrics.add_metric(name="Runts", unit=MetricUnit.Count, value=result.runts)
+        for name, value in result.chunk_chars.items():
+            metrics.add_metric(name=f"ChunkChars_{name}", unit=MetricUnit.Count, value=value)
+    for stage, seconds in result.stages.items():
+        metrics.add_metric(
+            name=f"Stage_{stage}", unit=MetricUnit.Milliseconds, value=seconds * 1000.0
+        )
+
+
+def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
+    where = {"key": change.key, "bucket": change.bucket, "kind": change.kind}
+    try:
+        result = get_pipeline().ingest(change)
+    except PermanentError as exc:
+        logger.error(
+            "permanent failure: this message goes to the DLQ once its receives are used up",
+            extra={**where, "error": type(exc).__name__, "reason": str(exc),
+                   "receive_count": receive_count},
+        )
+        metrics.add_metric(name="PermanentFailures", unit=MetricUnit.Count, value=1)
+        raise
+    except TransientError as exc:
+        logger.warning(
+            "transient failure: retried after the visibility timeout",
+            extra={**where, "error": type(exc).__name__, "reason": str(exc),
+                   "receive_count": receive_count},
+        )
+        metrics.add_metric(name="TransientFailures", unit=MetricUnit.Count, value=1)
+        raise
+    _report(result)
+    return result
+
+
+@tracer.capture_method
+def record_handler(record: SQSRecord) -> None:
+    changes = parse_message(record.body)
+    if not changes:
+        logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
+        return
+    count = int(record.attributes.approximate_receive_count or 1)
+    for change in changes:
+        ingest_change(change, count)
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if event.get("source") == "aws.s3":  # EventBridge target invoking the function directly
+        for change in parse_message(event):
+            ingest_change(change)
+        return {"batchItemFailures": []}
+    return process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )

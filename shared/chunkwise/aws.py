@@ -1,0 +1,283 @@
+"""boto3 adapters of the pipeline ports, the settings model, and the wiring.
+
+- `BotoObjectStore`: the source bucket (HEAD current, GET exact version, list current)
+- `BotoArtifactStore`: the artifacts location (bucket + prefix)
+- `SqsQueue`: the ingest queue (send in batches of 10)
+- `Settings`: one pydantic-settings model read from the environment, validated
+  once per process (cold start)
+- `build_pipeline` / `opensearch_client`: wire them with the index and embedder
+
+boto3 is imported lazily; every client honours ``AWS_ENDPOINT_URL`` (LocalStack,
+moto) through botocore's own configuration.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from chunkwise.errors import PermanentError, TransientError
+from chunkwise.index import IndexNames, IndexPort, ObjectVersion
+from chunkwise.pipeline import (
+    DEFAULT_SUFFIXES,
+    Pipeline,
+    PipelineConfig,
+    build_config,
+    iter_batches,
+)
+from chunkwise.s3 import BotoS3
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+    from chunkwise.embed import Embedder
+    from chunkwise.index_opensearch import OpenSearchIndex
+
+_MISSING = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchVersion", "NoSuchBucket"})
+_TRANSIENT = frozenset(
+    {
+        "500",
+        "502",
+        "503",
+        "504",
+        "SlowDown",
+        "InternalError",
+        "RequestTimeout",
+        "ServiceUnavailable",
+    }
+)
+
+
+def _client(service: str, client: Any | None = None) -> Any:
+    if client is not None:
+        return client
+    boto3 = importlib.import_module("boto3")
+    config = importlib.import_module("botocore.config")
+    return boto3.client(
+        service, config=config.Config(retries={"mode": "standard", "max_attempts": 5})
+    )
+
+
+def _classify(what: str, exc: Exception) -> Exception:
+    """botocore exception -> TransientError / PermanentError."""
+    exceptions = importlib.import_module("botocore.exceptions")
+    if isinstance(exc, exceptions.ClientError):
+        code = str(exc.response.get("Error", {}).get("Code", ""))
+        if code in _TRANSIENT:
+            return TransientError(f"{what}: {code}")
+        if code in _MISSING:
+            # The version disappeared between HEAD and GET: the next round re-HEADs.
+            return TransientError(f"{what}: {code} (changed while reading)")
+        return PermanentError(f"{what}: {code}: {exc}")
+    if isinstance(exc, exceptions.BotoCoreError):
+        return TransientError(f"{what}: {exc}")
+    return exc
+
+
+class BotoObjectStore(BotoS3):
+    """ObjectStore over boto3 for one bucket (HEAD from `chunkwise.s3.BotoS3`)."""
+
+    def __init__(self, bucket: str, client: Any | None = None) -> None:
+        super().__init__(bucket, _client("s3", client))
+
+    def get_version(self, key: str, version_id: str) -> bytes:
+        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
+        if version_id and version_id != "null":
+            kwargs["VersionId"] = version_id
+        exceptions = importlib.import_module("botocore.exceptions")
+        try:
+            resp = self.client.get_object(**kwargs)
+            data: bytes = resp["Body"].read()
+        except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
+            raise _classify(f"s3 get {self.bucket}/{key}@{version_id}", exc) from exc
+        return data
+
+    def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
+        exceptions = importlib.import_module("botocore.exceptions")
+        try:
+            pages = self.client.get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=prefix
+            )
+            for page in pages:
+                for obj in page.get("Contents", []) or []:
+                    key = str(obj["Key"])
+                    if key.endswith("/"):
+                        continue
+                    # ListObjectsV2 has no version ids: HEAD gives the current one.
+                    head = self.head_current(key)
+                    if head is not None:
+                        yield head
+        except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
+            raise _classify(f"s3 list {self.bucket}/{prefix}", exc) from exc
+
+
+class BotoArtifactStore:
+    """ArtifactStore: writes to ``bucket`` (keys already carry the artifacts prefix)."""
+
+    def __init__(self, bucket: str, client: Any | None = None) -> None:
+        self.bucket = bucket
+        self.client = _client("s3", client)
+
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        exceptions = importlib.import_module("botocore.exceptions")
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+        except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
+            raise _classify(f"s3 put {self.bucket}/{key}", exc) from exc
+
+
+class SqsQueue:
+    """QueuePort over SQS SendMessageBatch (10 per call; failed entries raise)."""
+
+    def __init__(self, queue_url: str, client: Any | None = None) -> None:
+        self.queue_url = queue_url
+        self.client = _client("sqs", client)
+
+    def send_batch(self, bodies: Sequence[str]) -> None:
+        exceptions = importlib.import_module("botocore.exceptions")
+        for batch in iter_batches(bodies, 10):
+            entries = [{"Id": str(i), "MessageBody": b} for i, b in enumerate(batch)]
+            try:
+                resp = self.client.send_message_batch(QueueUrl=self.queue_url, Entries=entries)
+            except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
+                raise _classify(f"sqs send {self.queue_url}", exc) from exc
+            failed = resp.get("Failed") or []
+            if failed:
+                raise TransientError(f"sqs send: {len(failed)} of {len(batch)} failed: {failed[0]}")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+class Settings(BaseSettings):
+    """Everything a function or the local runner needs, from the environment.
+
+    Env names are ``CHUNKWISE_<FIELD>``; the OpenSearch URL also as
+    ``OPENSEARCH_URL``. Validated once per process; a bad value fails the cold
+    start with a message naming the variable.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
+
+    bucket: str = Field(min_length=3)
+    input_prefix: str = "incoming/"
+    artifacts_bucket: str = ""
+    artifacts_prefix: str = "extracted/"
+    max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
+    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    opensearch_url: str = Field(
+        "http://127.0.0.1:9200",
+        validation_alias=AliasChoices("CHUNKWISE_OPENSEARCH_URL", "OPENSEARCH_URL"),
+    )
+    opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
+    opensearch_timeout: float = Field(30.0, gt=0)
+    index_prefix: str = "chunks"
+    embedder: str = "local"
+    queue_url: str = ""
+    region: str = Field(
+        "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
+    )
+
+    def pipeline_config(self) -> PipelineConfig:
+        return build_config(
+            bucket=self.bucket,
+            input_prefix=self.input_prefix,
+            artifacts_bucket=self.artifacts_bucket,
+            artifacts_prefix=self.artifacts_prefix,
+            max_object_bytes=self.max_object_bytes,
+            allowed_suffixes=self.allowed_suffixes,
+        )
+
+    @property
+    def names(self) -> IndexNames:
+        return IndexNames(self.index_prefix)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment; raises ConfigError naming the bad variables."""
+    from pydantic import ValidationError
+
+    from chunkwise.errors import ConfigError
+
+    try:
+        s = Settings(**overrides)
+        s.pipeline_config()
+        return s
+    except ValidationError as exc:
+        parts = [
+            f"CHUNKWISE_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        ]
+        raise ConfigError("invalid settings: " + "; ".join(parts)) from exc
+
+
+# --------------------------------------------------------------------------- wiring
+
+
+def opensearch_client(settings: Settings) -> OpenSearch:
+    """A client for the configured endpoint; SigV4 (``es`` or ``aoss``) when asked."""
+    from chunkwise.index_opensearch import connect
+
+    if settings.opensearch_auth == "none":
+        return connect(settings.opensearch_url, timeout=settings.opensearch_timeout)
+    boto3 = importlib.import_module("boto3")
+    osp = importlib.import_module("opensearchpy")
+    session = boto3.Session()
+    region = settings.region or session.region_name
+    if not region:
+        from chunkwise.errors import ConfigError
+
+        raise ConfigError("CHUNKWISE_REGION / AWS_REGION: needed for SigV4 to OpenSearch")
+    service = "aoss" if settings.opensearch_auth == "sigv4-aoss" else "es"
+    auth = osp.AWSV4SignerAuth(session.get_credentials(), region, service)
+    return connect(
+        settings.opensearch_url,
+        timeout=settings.opensearch_timeout,
+        http_auth=auth,
+        use_ssl=settings.opensearch_url.startswith("https"),
+        verify_certs=True,
+        connection_class=osp.RequestsHttpConnection,
+    )
+
+
+def opensearch_index(
+    settings: Settings, generation: str | None = None, client: OpenSearch | None = None
+) -> OpenSearchIndex:
+    """The write alias, or the physical index of ``generation`` (re-chunk builds)."""
+    from chunkwise.index_opensearch import OpenSearchIndex
+
+    names = settings.names
+    target = names.index(generation) if generation else None
+    return OpenSearchIndex(client or opensearch_client(settings), names, target=target)
+
+
+def build_pipeline(
+    settings: Settings,
+    *,
+    s3_client: Any | None = None,
+    os_client: OpenSearch | None = None,
+    embedder: Embedder | None = None,
+) -> Pipeline:
+    """The production pipeline: boto3 S3, OpenSearch, the configured embedder."""
+    from chunkwise.embed import get_embedder
+
+    config = settings.pipeline_config()
+    client = os_client or opensearch_client(settings)
+    s3 = _client("s3", s3_client)
+    indexes: dict[str | None, IndexPort] = {}
+
+    def index_for(generation: str | None) -> IndexPort:
+        if generation not in indexes:
+            indexes[generation] = opensearch_index(settings, generation, client)
+        return indexes[generation]
+
+    return Pipeline(
+        config,
+        store=BotoObjectStore(config.bucket, s3),
+        artifacts=BotoArtifactStore(config.artifacts_location, s3),
+        index_for=index_for,
+        embedder=embedder or get_embedder(settings.embedder),
+    )

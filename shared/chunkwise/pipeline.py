@@ -1,0 +1,704 @@
+"""The ingest pipeline: "key K in bucket B changed" -> the index agrees with S3.
+
+DESIGN sections 1 and 4. The same functions run in the ingest Lambda, in the
+local runner (`chunkwise local run`) and in tests; handlers only adapt events.
+
+Reconcile, don't replay
+-----------------------
+An event only says that a key changed. `Pipeline.ingest` asks S3 for the key's
+current version (HEAD) and hands over to `chunkwise.index.reconcile`, which
+indexes that exact revision if it is not live yet (GetObject with its
+VersionId -> limits -> extract -> store the canonical text and report in the
+artifacts location -> chunk -> embed in batches -> write pending -> flip live),
+supersedes every other revision, and HEADs again until S3 and the index agree.
+If the key is gone the document is retired (its chunks become ``deleted``).
+
+Identifiers
+-----------
+``doc_id`` = first 32 hex digits of sha256(``bucket`` + NUL + ``key``)
+(`chunkwise.index.make_doc_id`): stable for the life of the key, the same in
+every generation, safe as ``_id`` prefix and routing value. The revision is the
+S3 VersionId (``etag-<etag>`` for unversioned buckets).
+
+Artifacts
+---------
+``<artifacts_prefix><doc_id>/<revision>.md`` (the canonical text every chunk
+offset refers to) and ``.json`` (extraction report + chunking stats) go to the
+artifacts bucket, or to a prefix of the source bucket outside the watched
+input prefix. A configuration that would put artifacts where the trigger
+listens is rejected (`PipelineConfig`): derived files must never re-trigger
+ingestion.
+
+Messages on the ingest queue
+----------------------------
+- S3 event notifications (``Records[].s3``), also as delivered by emulators
+  (no versionId / sequencer, keys with ``%20`` or ``+``);
+- ``s3:TestEvent`` (skipped);
+- EventBridge "Object Created" / "Object Deleted" events (``detail.object.key``);
+- chunkwise's own ``{"chunkwise": "reconcile" | "rechunk", "bucket", "key",
+  "generation"?}`` messages sent by the sweep and the re-chunk fan-out.
+
+Errors: `PermanentError` (extraction, limits, mapping) -> the message ends in
+the DLQ after the queue's retries; `TransientError` -> retried.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from chunkwise.errors import ConfigError, PermanentError
+from chunkwise.index import (
+    IndexPort,
+    ObjectVersion,
+    ReconcileResult,
+    State,
+    make_doc_id,
+    reconcile,
+)
+from chunkwise.schema import Chunk
+
+if TYPE_CHECKING:
+    from chunkwise.config import ChunkerConfig
+    from chunkwise.embed import Embedder
+    from chunkwise.extract import ExtractLimits, OcrPort
+    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.tokens import HFTokenCounter
+
+log = logging.getLogger("chunkwise.pipeline")
+
+#: Marker of chunkwise's own queue messages.
+MESSAGE_TAG = "chunkwise"
+DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
+MIB = 1024 * 1024
+
+
+# --------------------------------------------------------------------------- ports
+
+
+class ObjectStore(Protocol):
+    """The source bucket (real: `chunkwise.aws.BotoObjectStore`; tests: FakeObjectStore)."""
+
+    @property
+    def bucket(self) -> str: ...
+
+    def head_current(self, key: str) -> ObjectVersion | None:
+        """The key's current version; None if it does not exist or is a delete marker."""
+        ...
+
+    def get_version(self, key: str, version_id: str) -> bytes:
+        """The bytes of exactly that version ("null" = unversioned object)."""
+        ...
+
+    def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
+        """Current versions of every key under ``prefix`` (delete markers excluded)."""
+        ...
+
+
+class ArtifactStore(Protocol):
+    """Where derived files go (never where the trigger listens)."""
+
+    def put(self, key: str, data: bytes, content_type: str) -> None: ...
+
+
+class QueuePort(Protocol):
+    """The ingest queue, for the sweep and the re-chunk fan-out."""
+
+    def send_batch(self, bodies: Sequence[str]) -> None:
+        """Send the message bodies (the adapter splits them into batches of 10)."""
+        ...
+
+
+class LiveSetPort(Protocol):
+    """Which revisions are visible (live or pending) for every source key."""
+
+    def live_revisions(self) -> dict[str, set[str]]: ...
+
+
+# --------------------------------------------------------------------------- config
+
+
+class PipelineConfig(BaseModel):
+    """Where things are and what one ingestion may consume. Validated once."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bucket: str = Field(min_length=3)
+    input_prefix: str = Field("", description="only keys under it are ingested ('' = all)")
+    artifacts_bucket: str = Field("", description="'' = the source bucket")
+    artifacts_prefix: str = "extracted/"
+    max_object_bytes: int = Field(100 * MIB, gt=0)
+    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+
+    @model_validator(mode="after")
+    def _artifacts_not_watched(self) -> PipelineConfig:
+        same_bucket = self.artifacts_bucket in ("", self.bucket)
+        if same_bucket and (
+            self.input_prefix == "" or self.artifacts_prefix.startswith(self.input_prefix)
+        ):
+            raise ValueError(
+                "artifacts_prefix: artifacts would be written where the ingest trigger listens "
+                f"(bucket {self.bucket!r}, input prefix {self.input_prefix!r}); use a separate "
+                "artifacts bucket or an input prefix that does not contain the artifacts prefix"
+            )
+        if same_bucket and self.input_prefix.startswith(self.artifacts_prefix):
+            raise ValueError("input_prefix: must not lie under artifacts_prefix")
+        return self
+
+    @property
+    def artifacts_location(self) -> str:
+        return self.artifacts_bucket or self.bucket
+
+    def artifact_key(self, doc_id: str, revision: str, suffix: str) -> str:
+        return f"{self.artifacts_prefix}{doc_id}/{revision}{suffix}"
+
+    def watches(self, key: str) -> bool:
+        """Is ``key`` an input document (under the input prefix, not an artifact)?"""
+        if not key.startswith(self.input_prefix) or key.endswith("/"):
+            return False
+        same_bucket = self.artifacts_bucket in ("", self.bucket)
+        return not (same_bucket and key.startswith(self.artifacts_prefix))
+
+
+def build_config(**values: Any) -> PipelineConfig:
+    from pydantic import ValidationError
+
+    try:
+        return PipelineConfig.model_validate(values)
+    except ValidationError as exc:
+        parts = [f"{'.'.join(map(str, e['loc'])) or 'config'}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError("invalid pipeline config: " + "; ".join(parts)) from exc
+
+
+# --------------------------------------------------------------------------- messages
+
+
+Kind = Literal["changed", "reconcile", "rechunk"]
+
+
+@dataclass(frozen=True)
+class ObjectChange:
+    """ "Key K in bucket B changed" - all an event can be trusted to say."""
+
+    bucket: str
+    key: str
+    kind: Kind = "changed"
+    generation: str | None = None
+    raw_key: str = ""  # as it appeared in the event (before unquote_plus)
+    source: str = ""  # "s3", "eventbridge", "chunkwise"
+    event_name: str = ""
+    event_version: str | None = None  # informative only, never trusted
+
+
+class MessageError(PermanentError):
+    """A queue message that is not any event this pipeline understands."""
+
+
+def decode_key(raw: str) -> str:
+    """S3 notification keys are URL-encoded, '+' for space (DESIGN section 7)."""
+    return urllib.parse.unquote_plus(raw)
+
+
+def parse_message(body: str | Mapping[str, Any]) -> list[ObjectChange]:
+    """Every object change in one SQS message body; [] for test events.
+
+    Raises MessageError for bodies that are none of the supported shapes.
+    """
+    if isinstance(body, str):
+        try:
+            doc: Any = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise MessageError(f"message body is not JSON: {body[:200]!r}") from exc
+    else:
+        doc = body
+    if not isinstance(doc, Mapping):
+        raise MessageError(f"message body is not a JSON object: {str(doc)[:200]!r}")
+    if doc.get("Event") == "s3:TestEvent":
+        return []
+    # SNS envelope (S3 -> SNS -> SQS fan-out)
+    if doc.get("Type") == "Notification" and isinstance(doc.get("Message"), str):
+        return parse_message(doc["Message"])
+    if MESSAGE_TAG in doc:
+        kind = doc[MESSAGE_TAG]
+        if kind not in ("reconcile", "rechunk", "changed"):
+            raise MessageError(f"unknown chunkwise message kind {kind!r}")
+        try:
+            return [
+                ObjectChange(
+                    bucket=str(doc["bucket"]),
+                    key=str(doc["key"]),
+                    kind=kind,
+                    generation=doc.get("generation"),
+                    raw_key=str(doc["key"]),
+                    source="chunkwise",
+                    event_name=str(kind),
+                )
+            ]
+        except KeyError as exc:
+            raise MessageError(f"chunkwise message without {exc}") from exc
+    if "Records" in doc:
+        out: list[ObjectChange] = []
+        for rec in doc["Records"] or []:
+            s3 = rec.get("s3") if isinstance(rec, Mapping) else None
+            if not isinstance(s3, Mapping):
+                raise MessageError(f"record without s3 section: {str(rec)[:200]}")
+            raw = str(s3["object"]["key"])
+            out.append(
+                ObjectChange(
+                    bucket=str(s3["bucket"]["name"]),
+                    key=decode_key(raw),
+                    raw_key=raw,
+                    source="s3",
+                    event_name=str(rec.get("eventName", "")),
+                    event_version=s3["object"].get("versionId"),
+                )
+            )
+        return out
+    if doc.get("source") == "aws.s3" and isinstance(doc.get("detail"), Mapping):
+        detail = doc["detail"]
+        raw = str(detail["object"]["key"])
+        return [
+            ObjectChange(
+                bucket=str(detail["bucket"]["name"]),
+                key=decode_key(raw),
+                raw_key=raw,
+                source="eventbridge",
+                event_name=str(doc.get("detail-type", "")),
+                event_version=detail["object"].get("version-id"),
+            )
+        ]
+    raise MessageError(f"unrecognised message: {json.dumps(doc)[:300]}")
+
+
+def change_message(
+    bucket: str, key: str, kind: Kind = "reconcile", generation: str | None = None
+) -> str:
+    """A chunkwise queue message body (sweep and re-chunk fan-out)."""
+    msg: dict[str, Any] = {MESSAGE_TAG: kind, "bucket": bucket, "key": key}
+    if generation:
+        msg["generation"] = generation
+    return json.dumps(msg, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+@dataclass
+class IngestResult:
+    """What one ingestion did (logged by the handler, turned into metrics)."""
+
+    key: str
+    doc_id: str
+    status: Literal["indexed", "unchanged", "retired", "ignored"]
+    revision: str | None = None
+    generation: str | None = None
+    chunks: int = 0
+    runts: int = 0
+    rounds: int = 0
+    actions: list[str] = field(default_factory=list)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    chunk_chars: dict[str, float] = field(default_factory=dict)  # p1/p5/p50/p95
+
+    def log_fields(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "doc_id": self.doc_id,
+            "status": self.status,
+            "revision": self.revision,
+            "generation": self.generation,
+            "chunks": self.chunks,
+            "runts": self.runts,
+            "rounds": self.rounds,
+            "actions": self.actions,
+            "stages": {k: round(v, 4) for k, v in self.stages.items()},
+            "chunk_chars": self.chunk_chars,
+        }
+
+
+def percentiles(values: Sequence[int], ps: Sequence[int] = (1, 5, 50, 95)) -> dict[str, float]:
+    """Nearest-rank percentiles (p1/p5/p50/p95 of chunk lengths)."""
+    if not values:
+        return {}
+    s = sorted(values)
+    out: dict[str, float] = {}
+    for p in ps:
+        rank = max(1, -(-p * len(s) // 100))
+        out[f"p{p}"] = float(s[min(rank, len(s)) - 1])
+    return out
+
+
+IndexFactory = Callable[[str | None], IndexPort]
+
+
+class Pipeline:
+    """Ingest one object change at a time. Thread-compatible: one per worker."""
+
+    def __init__(
+        self,
+        config: PipelineConfig,
+        *,
+        store: ObjectStore,
+        artifacts: ArtifactStore,
+        index_for: IndexFactory,
+        embedder: Embedder,
+        chunker_config: ChunkerConfig | None = None,
+        counter: HFTokenCounter | None = None,
+        limits: ExtractLimits | None = None,
+        ocr: OcrPort | None = None,
+    ) -> None:
+        if store.bucket != config.bucket:
+            raise ConfigError(f"store bucket {store.bucket!r} != config bucket {config.bucket!r}")
+        self.config = config
+        self.store = store
+        self.artifacts = artifacts
+        self.index_for = index_for
+        self.embedder = embedder
+        self._chunker_config = chunker_config
+        self._counter = counter
+        self._limits = limits
+        self.ocr = ocr
+
+    # -- lazily built heavy parts
+    @property
+    def counter(self) -> HFTokenCounter:
+        if self._counter is None:
+            token_counter = getattr(self.embedder, "token_counter", None)
+            if callable(token_counter):
+                self._counter = token_counter()
+            else:
+                from chunkwise.tokens import load_counter
+
+                self._counter = load_counter(None, self.embedder.max_tokens, True)
+        return self._counter
+
+    @property
+    def limits(self) -> ExtractLimits:
+        if self._limits is None:
+            from chunkwise.extract import ExtractLimits
+
+            self._limits = ExtractLimits(max_bytes=self.config.max_object_bytes)
+        return self._limits
+
+    @property
+    def chunker_config(self) -> ChunkerConfig:
+        if self._chunker_config is None:
+            from chunkwise.config import ChunkerConfig
+
+            self._chunker_config = ChunkerConfig()
+        return self._chunker_config
+
+    # -- the one entry point
+    def ingest(self, change: ObjectChange) -> IngestResult:
+        """Make the index agree with S3's current version of ``change.key``."""
+        if change.bucket != self.config.bucket:
+            raise PermanentError(
+                f"event for bucket {change.bucket!r}, but this pipeline serves "
+                f"{self.config.bucket!r}"
+            )
+        key = change.key
+        doc_id = make_doc_id(self.config.bucket, key)
+        if not self.config.watches(key):
+            log.info("ignored: %r is not under the input prefix %r", key, self.config.input_prefix)
+            return IngestResult(key=key, doc_id=doc_id, status="ignored")
+        key = self._resolve_key(change)
+        doc_id = make_doc_id(self.config.bucket, key)
+        result = IngestResult(key=key, doc_id=doc_id, status="unchanged")
+        result.generation = change.generation
+        index = self.index_for(change.generation)
+
+        def load_chunks(version: ObjectVersion) -> Sequence[Chunk]:
+            try:
+                return self._load_chunks(version, doc_id, result)
+            except PermanentError:
+                # The current revision can never be indexed: no older revision may stay
+                # visible in its place (it is not what S3 holds). Then fail loudly.
+                index.supersede_others(doc_id, version.revision)
+                raise
+
+        def embed(texts: Sequence[str]) -> list[list[float]]:
+            t0 = time.perf_counter()
+            vectors = self.embedder.embed(texts)
+            result.stages["embed"] = result.stages.get("embed", 0.0) + time.perf_counter() - t0
+            return vectors
+
+        t0 = time.perf_counter()
+        rec: ReconcileResult = reconcile(
+            key, doc_id, s3=self.store, index=index, load_chunks=load_chunks, embed=embed
+        )
+        result.stages["total"] = time.perf_counter() - t0
+        result.rounds = rec.rounds
+        result.actions = [a.value for a in rec.actions]
+        result.revision = rec.revision
+        if rec.revision is None:
+            result.status = "retired"
+        elif rec.chunks_written:
+            result.status = "indexed"
+        return result
+
+    def _resolve_key(self, change: ObjectChange) -> str:
+        """Decoded key, unless only the raw event key exists (an emulator or an
+        EventBridge rule that did not URL-encode a key with a literal '+' or '%')."""
+        if not change.raw_key or change.raw_key == change.key:
+            return change.key
+        if (
+            self.store.head_current(change.key) is None
+            and self.config.watches(change.raw_key)
+            and self.store.head_current(change.raw_key) is not None
+        ):
+            log.warning("key %r exists only undecoded; using it", change.raw_key)
+            return change.raw_key
+        return change.key
+
+    def _load_chunks(
+        self, version: ObjectVersion, doc_id: str, result: IngestResult
+    ) -> list[Chunk]:
+        from chunkwise.chunk import ChunkingReport, chunk_text
+        from chunkwise.extract import LimitExceeded, UnsupportedFormat, extract
+
+        key = version.key
+        suffix = posixpath.splitext(key)[1].lower()
+        if self.config.allowed_suffixes and suffix not in self.config.allowed_suffixes:
+            raise UnsupportedFormat(
+                f"{key!r}: suffix {suffix or '(none)'!r} not in the allowed types "
+                f"{', '.join(self.config.allowed_suffixes)}"
+            )
+        if version.size > self.config.max_object_bytes:
+            raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, version.size)
+        t = time.perf_counter()
+        data = self.store.get_version(key, version.version_id)
+        result.stages["fetch"] = time.perf_counter() - t
+        if len(data) > self.config.max_object_bytes:
+            raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, len(data))
+        t = time.perf_counter()
+        extraction = extract(
+            data, filename=posixpath.basename(key), limits=self.limits, ocr=self.ocr
+        )
+        result.stages["extract"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        report = ChunkingReport()
+        raw = chunk_text(
+            extraction.text,
+            lang="auto",
+            config=self.chunker_config,
+            counter=self.counter,
+            report=report,
+        )
+        chunks = [
+            c.model_copy(
+                update={
+                    "doc_id": doc_id,
+                    "source_key": key,
+                    "revision": version.revision,
+                    "source_etag": version.etag.strip('"'),
+                    "last_modified": version.last_modified,
+                }
+            )
+            for c in raw
+        ]
+        result.stages["chunk"] = time.perf_counter() - t
+        result.chunks = len(chunks)
+        result.runts = report.runts
+        result.chunk_chars = percentiles([c.end - c.start for c in chunks])
+        if not chunks:
+            from chunkwise.extract import EmptyDocument
+
+            raise EmptyDocument(f"{key!r}: extracted text has no chunkable content")
+
+        t = time.perf_counter()
+        md_key = self.config.artifact_key(doc_id, version.revision, ".md")
+        self.artifacts.put(md_key, extraction.text.encode("utf-8"), "text/markdown; charset=utf-8")
+        meta = {
+            "doc_id": doc_id,
+            "bucket": self.config.bucket,
+            "key": key,
+            "revision": version.revision,
+            "last_modified": version.last_modified,
+            "etag": version.etag.strip('"'),
+            "extracted_text": f"s3://{self.config.artifacts_location}/{md_key}",
+            "content_sha256": extraction.content_sha256,
+            "extraction": extraction.report.model_dump(mode="json"),
+            "chunking": {
+                "chunks": len(chunks),
+                "runts": report.runts,
+                "max_tokens": report.max_tokens,
+                "chars": result.chunk_chars,
+            },
+        }
+        self.artifacts.put(
+            self.config.artifact_key(doc_id, version.revision, ".json"),
+            json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8"),
+            "application/json",
+        )
+        result.stages["artifacts"] = time.perf_counter() - t
+        return chunks
+
+
+# --------------------------------------------------------------------------- sweep + rechunk
+
+
+def plan_sweep(bucket_revisions: Mapping[str, str], live: Mapping[str, set[str]]) -> list[str]:
+    """Keys whose visible revisions differ from the bucket's current one (pure).
+
+    Lost events (key missing or stale in the index), failed messages after
+    redrive, manual deletes (visible in the index, gone from S3) and documents
+    showing two revisions all come out here.
+    """
+    drift = [k for k, rev in bucket_revisions.items() if live.get(k) != {rev}]
+    drift += [k for k, revs in live.items() if revs and k not in bucket_revisions]
+    return sorted(set(drift))
+
+
+@dataclass
+class SweepResult:
+    bucket_keys: int
+    indexed_keys: int
+    drifted: list[str]
+    enqueued: int = 0
+    repaired: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def sweep(
+    config: PipelineConfig,
+    store: ObjectStore,
+    live_set: LiveSetPort,
+    *,
+    queue: QueuePort | None = None,
+    pipeline: Pipeline | None = None,
+) -> SweepResult:
+    """Reconcile sweep: bucket's current versions vs the index's live set.
+
+    With a queue, one reconcile message per drifted key is enqueued (the ingest
+    function does the work, in parallel, with the queue's retries and DLQ);
+    without one, ``pipeline`` reconciles each drifted key inline (CLI, tests).
+    """
+    bucket = {
+        v.key: v.revision for v in store.list_current(config.input_prefix) if config.watches(v.key)
+    }
+    live = {k: v for k, v in live_set.live_revisions().items() if config.watches(k)}
+    res = SweepResult(
+        bucket_keys=len(bucket), indexed_keys=len(live), drifted=plan_sweep(bucket, live)
+    )
+    if queue is not None:
+        queue.send_batch([change_message(config.bucket, k, "reconcile") for k in res.drifted])
+        res.enqueued = len(res.drifted)
+    elif pipeline is not None:
+        from chunkwise.errors import ChunkwiseError
+
+        for k in res.drifted:
+            try:
+                pipeline.ingest(ObjectChange(config.bucket, k, kind="reconcile", raw_key=k))
+                res.repaired.append(k)
+            except ChunkwiseError as exc:
+                log.warning("sweep: %r failed: %s", k, exc)
+                res.failed[k] = f"{type(exc).__name__}: {exc}"
+    return res
+
+
+def fan_out_rechunk(
+    config: PipelineConfig, store: ObjectStore, queue: QueuePort, generation: str
+) -> int:
+    """Enqueue one rechunk message per current object (many workers share the work)."""
+    bodies = [
+        change_message(config.bucket, v.key, "rechunk", generation)
+        for v in store.list_current(config.input_prefix)
+        if config.watches(v.key)
+    ]
+    queue.send_batch(bodies)
+    return len(bodies)
+
+
+@dataclass(frozen=True)
+class GenerationCheck:
+    generation: str
+    bucket_keys: int
+    indexed_keys: int
+    missing: tuple[str, ...]  # current in S3, not (exactly) live in the generation
+    extra: tuple[str, ...]  # live in the generation, gone from S3
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and not self.extra and self.bucket_keys == self.indexed_keys
+
+
+def verify_generation(
+    config: PipelineConfig, store: ObjectStore, live_set: LiveSetPort, generation: str
+) -> GenerationCheck:
+    """Is the new generation complete: exactly the bucket's current revisions live?"""
+    bucket = {
+        v.key: v.revision for v in store.list_current(config.input_prefix) if config.watches(v.key)
+    }
+    live = {k: v for k, v in live_set.live_revisions().items() if v and config.watches(k)}
+    missing = tuple(sorted(k for k, r in bucket.items() if live.get(k) != {r}))
+    extra = tuple(sorted(k for k in live if k not in bucket))
+    return GenerationCheck(generation, len(bucket), len(live), missing, extra)
+
+
+# --------------------------------------------------------------------------- OpenSearch live set
+
+
+class OpenSearchLiveSet:
+    """`LiveSetPort` over an `OpenSearchIndex` (its target: write alias or a generation).
+
+    One composite aggregation over (source_key, revision) of live and pending
+    chunks, paged; no per-document requests.
+    """
+
+    def __init__(self, index: OpenSearchIndex, page: int = 1000) -> None:
+        self.index = index
+        self.page = page
+
+    def live_revisions(self) -> dict[str, set[str]]:
+        from chunkwise.index_opensearch import with_retries
+
+        out: dict[str, set[str]] = {}
+        after: dict[str, Any] | None = None
+        while True:
+            comp: dict[str, Any] = {
+                "size": self.page,
+                "sources": [
+                    {"key": {"terms": {"field": "source_key"}}},
+                    {"revision": {"terms": {"field": "revision"}}},
+                ],
+            }
+            if after:
+                comp["after"] = after
+            body = {
+                "size": 0,
+                "query": {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
+                "aggs": {"kr": {"composite": comp}},
+            }
+
+            def do(b: dict[str, Any] = body) -> dict[str, Any]:
+                self.index.refresh()
+                resp: dict[str, Any] = self.index.client.search(
+                    index=self.index.target, body=b, params={"request_cache": "false"}
+                )
+                return resp
+
+            agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
+            for b in agg["buckets"]:
+                out.setdefault(str(b["key"]["key"]), set()).add(str(b["key"]["revision"]))
+            after = agg.get("after_key")
+            if not agg["buckets"] or not after:
+                return out
+
+
+def iter_batches(items: Iterable[str], size: int = 10) -> Iterator[list[str]]:
+    batch: list[str] = []
+    for it in items:
+        batch.append(it)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -21,6 +21,9 @@ _DELEGATED: dict[str, tuple[str, str]] = {
     "index": ("chunkwise.cli_index", "main_index"),
     "search": ("chunkwise.cli_index", "main_search"),
     "eval": ("chunkwise.evaluate", "main_eval"),
+    "local": ("chunkwise.local", "main_local"),
+    "ingest": ("chunkwise.local", "main_ingest"),
+    "reconcile": ("chunkwise.local", "main_reconcile"),
 }
 
 

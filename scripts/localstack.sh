@@ -99,7 +99,7 @@ up() {
         export GATEWAY_LISTEN="$HOST:$PORT" SERVICES=s3,sqs,events DNS_ADDRESS=0 \
           OVERRIDE_IN_DOCKER=0 SKIP_SSL_CERT_DOWNLOAD=1 DISABLE_EVENTS=1 \
           LOCALSTACK_VOLUME_DIR="$DIR/volume" PERSISTENCE=0 \
-          SQS_ENDPOINT_STRATEGY=path
+          SQS_ENDPOINT_STRATEGY=path LOCALSTACK_HOST="$HOST:$PORT"
         exec setsid "$LS_VENV/bin/localstack" start --host --no-banner
       ) >"$LOG" 2>&1 </dev/null &
     fi

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 logger = Logger(service="chunkwise-ingest")
 tracer = Tracer(service="chunkwise-ingest")
 metrics = Metrics(namespace="chunkwise", service="ingest")
-processor = BatchProcessor(event_type=EventType.SQS)
+# Every failed record is reported (also when all fail): the runner and the event source
+# mapping then treat them alike, and the log line of each failure says why.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 SETTINGS: Settings = load_settings()  # cold start: a bad variable fails here, loudly
 _PIPELINE: Pipeline | None = None
@@ -73,16 +75,24 @@ def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
     except PermanentError as exc:
         logger.error(
             "permanent failure: this message goes to the DLQ once its receives are used up",
-            extra={**where, "error": type(exc).__name__, "reason": str(exc),
-                   "receive_count": receive_count},
+            extra={
+                **where,
+                "error": type(exc).__name__,
+                "reason": str(exc),
+                "receive_count": receive_count,
+            },
         )
         metrics.add_metric(name="PermanentFailures", unit=MetricUnit.Count, value=1)
         raise
     except TransientError as exc:
         logger.warning(
             "transient failure: retried after the visibility timeout",
-            extra={**where, "error": type(exc).__name__, "reason": str(exc),
-                   "receive_count": receive_count},
+            extra={
+                **where,
+                "error": type(exc).__name__,
+                "reason": str(exc),
+                "receive_count": receive_count,
+            },
         )
         metrics.add_metric(name="TransientFailures", unit=MetricUnit.Count, value=1)
         raise
@@ -109,6 +119,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         for change in parse_message(event):
             ingest_change(change)
         return {"batchItemFailures": []}
-    return process_partial_response(
+    response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )
+    return dict(response)

@@ -1,0 +1,606 @@
+"""The local stack and runner: `chunkwise local up|down|status|run`, `ingest`, `reconcile`.
+
+    chunkwise local up [--bucket B] [--queue Q] [--index-prefix P]
+                       [--visibility-timeout S] [--max-receive-count N]
+        starts OpenSearch (tools/opensearch/opensearch.sh) and LocalStack
+        (scripts/localstack.sh) unless OPENSEARCH_URL / AWS_ENDPOINT_URL name another
+        stack; creates the versioned bucket, the ingest queue + DLQ (redrive after
+        maxReceiveCount), the bucket notification for the input prefix, the index
+        generation, aliases and search pipeline; writes .local/chunkwise-local.json
+    chunkwise local run [--until-idle S] [--max-seconds S]
+        polls the queue and calls the SAME handler as the ingest Lambda
+        (functions/ingest/app.py) with SQS-shaped events; deletes only the messages
+        the handler did not report as failed. Failed ones come back after the
+        visibility timeout and end in the DLQ after maxReceiveCount receives.
+    chunkwise local status        services, queue depths, live generation
+    chunkwise local down [--all]  stops what `up` started (--all: both services)
+    chunkwise local env           the environment of the stack, as `export` lines
+
+    chunkwise ingest KEY...       reconcile these keys now (no queue)
+    chunkwise reconcile [--enqueue]              sweep: bucket vs live set
+    chunkwise reconcile rechunk [--generation G] new generation + one message per object
+    chunkwise reconcile finish G [--force]       verify G against the bucket, then swap
+
+Exit codes: 0 ok, 1 operational error, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from chunkwise.errors import ChunkwiseError, ConfigError
+
+DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
+DEFAULT_OPENSEARCH = "http://127.0.0.1:9200"
+
+
+def repo_root() -> Path:
+    """The checkout this package runs from (shared/chunkwise/local.py -> repo)."""
+    env = os.environ.get("CHUNKWISE_REPO")
+    return Path(env) if env else Path(__file__).resolve().parents[2]
+
+
+def state_path() -> Path:
+    return repo_root() / ".local" / "chunkwise-local.json"
+
+
+def _say(msg: str) -> None:
+    print(f"chunkwise local: {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- stack
+
+
+@dataclass
+class StackConfig:
+    """Names and knobs of one local stack (tests use unique names)."""
+
+    bucket: str = "chunkwise-local"
+    queue: str = "chunkwise-ingest"
+    dlq: str = "chunkwise-ingest-dlq"
+    input_prefix: str = "incoming/"
+    artifacts_prefix: str = "extracted/"
+    index_prefix: str = "chunks"
+    visibility_timeout: int = 60
+    max_receive_count: int = 3
+    region: str = "us-east-1"
+    endpoint: str = ""
+    opensearch_url: str = ""
+    queue_url: str = ""
+    dlq_url: str = ""
+    live_index: str = ""
+    started: list[str] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        """What the handler / CLI read (chunkwise.aws.Settings) for this stack."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_DEFAULT_REGION": self.region,
+            "AWS_REGION": self.region,
+            "OPENSEARCH_URL": self.opensearch_url,
+            "CHUNKWISE_BUCKET": self.bucket,
+            "CHUNKWISE_INPUT_PREFIX": self.input_prefix,
+            "CHUNKWISE_ARTIFACTS_PREFIX": self.artifacts_prefix,
+            "CHUNKWISE_INDEX_PREFIX": self.index_prefix,
+            "CHUNKWISE_QUEUE_URL": self.queue_url,
+        }
+
+
+def apply_env(env: Mapping[str, str]) -> None:
+    """Point this process at the stack; dummy credentials for an emulator only."""
+    for k, v in env.items():
+        if v:
+            os.environ[k] = v
+    endpoint = env.get("AWS_ENDPOINT_URL", "")
+    if endpoint.startswith(("http://127.", "http://localhost")):
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "test")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "test")
+
+
+def save_state(cfg: StackConfig, path: Path | None = None) -> None:
+    p = path or state_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
+
+
+def load_state(path: Path | None = None) -> StackConfig | None:
+    p = path or state_path()
+    if not p.exists():
+        return None
+    return StackConfig(**json.loads(p.read_text(encoding="utf-8")))
+
+
+def _script(*args: str) -> int:
+    return subprocess.call(["bash", *args], cwd=repo_root())
+
+
+def start_services(cfg: StackConfig) -> None:
+    """OpenSearch + LocalStack, unless the environment names other endpoints."""
+    if os.environ.get("OPENSEARCH_URL"):
+        cfg.opensearch_url = os.environ["OPENSEARCH_URL"]
+        _say(f"OpenSearch: using OPENSEARCH_URL={cfg.opensearch_url}")
+    else:
+        cfg.opensearch_url = DEFAULT_OPENSEARCH
+        if _script("tools/opensearch/opensearch.sh", "status") == 0:
+            _say("OpenSearch: already running")
+        else:
+            _say("OpenSearch: starting (a minute or two on a busy machine)")
+            if _script("tools/opensearch/opensearch.sh", "up") != 0:
+                raise ChunkwiseError("OpenSearch did not start; see .local/opensearch/node.log")
+            cfg.started.append("opensearch")
+    if os.environ.get("AWS_ENDPOINT_URL"):
+        cfg.endpoint = os.environ["AWS_ENDPOINT_URL"]
+        _say(f"S3/SQS: using AWS_ENDPOINT_URL={cfg.endpoint}")
+    else:
+        cfg.endpoint = DEFAULT_ENDPOINT
+        if _script("scripts/localstack.sh", "status") == 0:
+            _say("LocalStack: already running")
+        else:
+            _say("LocalStack: starting")
+            if _script("scripts/localstack.sh", "up") != 0:
+                raise ChunkwiseError("LocalStack did not start; see .local/localstack/")
+            cfg.started.append("localstack")
+
+
+def _boto(service: str, cfg: StackConfig) -> Any:
+    import boto3
+
+    client: Any = getattr(boto3, "client")(  # noqa: B009 - untyped on purpose (any service)
+        service, endpoint_url=cfg.endpoint or None, region_name=cfg.region
+    )
+    return client
+
+
+def create_resources(cfg: StackConfig) -> None:
+    """Bucket (versioning on), queue + DLQ (redrive), notification; idempotent."""
+    s3 = _boto("s3", cfg)
+    sqs = _boto("sqs", cfg)
+    try:
+        if cfg.region == "us-east-1":
+            s3.create_bucket(Bucket=cfg.bucket)
+        else:
+            s3.create_bucket(
+                Bucket=cfg.bucket, CreateBucketConfiguration={"LocationConstraint": cfg.region}
+            )
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    s3.put_bucket_versioning(Bucket=cfg.bucket, VersioningConfiguration={"Status": "Enabled"})
+    cfg.dlq_url = sqs.create_queue(
+        QueueName=cfg.dlq, Attributes={"MessageRetentionPeriod": "1209600"}
+    )["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=cfg.dlq_url, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    attrs = {
+        "VisibilityTimeout": str(cfg.visibility_timeout),
+        "RedrivePolicy": json.dumps(
+            {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(cfg.max_receive_count)}
+        ),
+    }
+    cfg.queue_url = sqs.create_queue(QueueName=cfg.queue)["QueueUrl"]
+    sqs.set_queue_attributes(QueueUrl=cfg.queue_url, Attributes=attrs)
+    queue_arn = sqs.get_queue_attributes(QueueUrl=cfg.queue_url, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    s3.put_bucket_notification_configuration(
+        Bucket=cfg.bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [
+                {
+                    "Id": "chunkwise-ingest",
+                    "QueueArn": queue_arn,
+                    "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
+                    "Filter": {
+                        "Key": {"FilterRules": [{"Name": "prefix", "Value": cfg.input_prefix}]}
+                    },
+                }
+            ]
+        },
+    )
+
+
+def setup_index(cfg: StackConfig) -> dict[str, Any]:
+    from chunkwise.aws import ensure_index, load_settings
+
+    apply_env(cfg.env())
+    info = ensure_index(load_settings())
+    cfg.live_index = str(info["live_index"])
+    return info
+
+
+def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
+    if start:
+        start_services(cfg)
+    else:
+        cfg.endpoint = cfg.endpoint or os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT)
+        cfg.opensearch_url = cfg.opensearch_url or os.environ.get(
+            "OPENSEARCH_URL", DEFAULT_OPENSEARCH
+        )
+    apply_env(cfg.env())
+    _say(f"bucket s3://{cfg.bucket} (versioning on), queue {cfg.queue} -> DLQ {cfg.dlq}")
+    create_resources(cfg)
+    info = setup_index(cfg)
+    _say(
+        f"index {info['live_index']} (read alias {info['read_alias']}, write alias "
+        f"{info['write_alias']}, {info['embedder']} {info['dimension']}d, "
+        f"search pipeline {info['search_pipeline'] or 'client-side fusion'})"
+    )
+    return cfg
+
+
+# --------------------------------------------------------------------------- runner
+
+
+class LocalContext:
+    """The parts of a Lambda context that Powertools reads."""
+
+    function_name = "chunkwise-ingest-local"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 2048
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:chunkwise-ingest-local"
+    log_group_name = "/local/chunkwise-ingest"
+    log_stream_name = "local"
+
+    def __init__(self, timeout_s: float = 900.0) -> None:
+        self.aws_request_id = str(uuid.uuid4())
+        self._deadline = time.monotonic() + timeout_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+_HANDLERS: dict[str, ModuleType] = {}
+
+
+def load_function(name: str = "ingest") -> ModuleType:
+    """Import functions/<name>/app.py (the Lambda's own code) once per process."""
+    if name in _HANDLERS:
+        return _HANDLERS[name]
+    path = repo_root() / "functions" / name / "app.py"
+    spec = importlib.util.spec_from_file_location(f"chunkwise_function_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    _HANDLERS[name] = module
+    return module
+
+
+def sqs_event(messages: Sequence[Mapping[str, Any]], queue_arn: str, region: str) -> dict[str, Any]:
+    """An SQS -> Lambda event from ReceiveMessage results (same shape as AWS sends)."""
+    records = []
+    for m in messages:
+        records.append(
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": dict(m.get("Attributes", {})),
+                "messageAttributes": dict(m.get("MessageAttributes", {})),
+                "md5OfBody": m.get("MD5OfBody", ""),
+                "eventSource": "aws:sqs",
+                "eventSourceARN": queue_arn,
+                "awsRegion": region,
+            }
+        )
+    return {"Records": records}
+
+
+@dataclass
+class RunStats:
+    batches: int = 0
+    received: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+class Runner:
+    """Polls the ingest queue and feeds the ingest Lambda handler, like the event source
+    mapping does: batch of up to 10, partial batch failures stay on the queue."""
+
+    def __init__(self, cfg: StackConfig, *, batch_size: int = 10, wait_seconds: int = 1) -> None:
+        self.cfg = cfg
+        self.batch_size = batch_size
+        self.wait_seconds = wait_seconds
+        apply_env(cfg.env())
+        self.sqs = _boto("sqs", cfg)
+        self.queue_arn = self.sqs.get_queue_attributes(
+            QueueUrl=cfg.queue_url, AttributeNames=["QueueArn"]
+        )["Attributes"]["QueueArn"]
+        self.handler: Callable[[dict[str, Any], Any], dict[str, Any]] = load_function(
+            "ingest"
+        ).lambda_handler
+        self.stats = RunStats()
+
+    def poll_once(self) -> int:
+        """One ReceiveMessage + handler call; returns the number of messages received."""
+        resp = self.sqs.receive_message(
+            QueueUrl=self.cfg.queue_url,
+            MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=self.wait_seconds,
+            MessageSystemAttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        )
+        messages = resp.get("Messages", [])
+        if not messages:
+            return 0
+        self.stats.batches += 1
+        self.stats.received += len(messages)
+        event = sqs_event(messages, self.queue_arn, self.cfg.region)
+        try:
+            result = self.handler(event, LocalContext())
+            failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+        except Exception as exc:  # the whole invocation failed: every message is retried
+            _say(f"handler raised {type(exc).__name__}: {exc}; batch returns to the queue")
+            failed = {m["MessageId"] for m in messages}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        if done:
+            self.sqs.delete_message_batch(
+                QueueUrl=self.cfg.queue_url,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)
+                ],
+            )
+        self.stats.succeeded += len(done)
+        self.stats.failed += len(failed)
+        return len(messages)
+
+    def run(
+        self,
+        *,
+        until: Callable[[], bool] | None = None,
+        until_idle: float | None = None,
+        max_seconds: float | None = None,
+    ) -> bool:
+        """Poll until ``until()`` holds, the queue was idle that long, or time is up.
+
+        Returns True when stopped by ``until``/idleness, False on timeout.
+        """
+        start = time.monotonic()
+        idle_since = time.monotonic()
+        while True:
+            if until is not None and until():
+                return True
+            if max_seconds is not None and time.monotonic() - start > max_seconds:
+                return False
+            n = self.poll_once()
+            if n:
+                idle_since = time.monotonic()
+            elif until_idle is not None and time.monotonic() - idle_since >= until_idle:
+                return True
+
+
+def queue_depths(cfg: StackConfig) -> dict[str, int]:
+    sqs = _boto("sqs", cfg)
+    out = {}
+    for name, url in (("queue", cfg.queue_url), ("dlq", cfg.dlq_url)):
+        a = sqs.get_queue_attributes(
+            QueueUrl=url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        out[name] = int(a.get("ApproximateNumberOfMessages", 0))
+        out[f"{name}_in_flight"] = int(a.get("ApproximateNumberOfMessagesNotVisible", 0))
+    return out
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _stack_args(p: argparse.ArgumentParser) -> None:
+    d = StackConfig()
+    p.add_argument("--bucket", default=d.bucket)
+    p.add_argument("--queue", default=d.queue)
+    p.add_argument("--dlq", default=d.dlq)
+    p.add_argument("--input-prefix", default=d.input_prefix)
+    p.add_argument("--index-prefix", default=os.environ.get("CHUNKWISE_INDEX_PREFIX", "chunks"))
+    p.add_argument("--visibility-timeout", type=int, default=d.visibility_timeout)
+    p.add_argument("--max-receive-count", type=int, default=d.max_receive_count)
+    p.add_argument("--region", default=os.environ.get("AWS_DEFAULT_REGION", d.region))
+
+
+def _require_state() -> StackConfig:
+    cfg = load_state()
+    if cfg is None:
+        raise ConfigError(f"no local stack state ({state_path()}); run `chunkwise local up`")
+    return cfg
+
+
+def main_local(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="chunkwise local", description="the local stack")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start services, create bucket/queue/index")
+    _stack_args(up)
+    down = sub.add_parser("down", help="stop the services `up` started")
+    down.add_argument("--all", action="store_true", help="also services `up` found running")
+    sub.add_parser("status", help="services, queue depths, live generation")
+    sub.add_parser("env", help="print the stack's environment as export lines")
+    run = sub.add_parser("run", help="poll the queue and call the ingest handler")
+    run.add_argument("--until-idle", type=float, default=None, help="exit after S idle seconds")
+    run.add_argument("--max-seconds", type=float, default=None)
+    run.add_argument("--batch-size", type=int, default=10)
+    try:
+        args = p.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if args.cmd == "up":
+        cfg = StackConfig(
+            bucket=args.bucket,
+            queue=args.queue,
+            dlq=args.dlq,
+            input_prefix=args.input_prefix,
+            index_prefix=args.index_prefix,
+            visibility_timeout=args.visibility_timeout,
+            max_receive_count=args.max_receive_count,
+            region=args.region,
+        )
+        previous = load_state()
+        stack_up(cfg)
+        if previous is not None:  # remember what an earlier `up` started
+            cfg.started = sorted(set(previous.started) | set(cfg.started))
+        save_state(cfg)
+        _say(
+            f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`"
+        )
+        _say("stop with `chunkwise local down`")
+        return 0
+    if args.cmd == "env":
+        for k, v in _require_state().env().items():
+            print(f"export {k}={json.dumps(v)}")
+        return 0
+    if args.cmd == "status":
+        return _status()
+    if args.cmd == "down":
+        cfg = load_state() or StackConfig()
+        which = ["localstack", "opensearch"] if args.all else list(cfg.started)
+        if "localstack" in which:
+            _script("scripts/localstack.sh", "down")
+        if "opensearch" in which:
+            _script("tools/opensearch/opensearch.sh", "down")
+        if not which:
+            _say("nothing was started by `chunkwise local up` (use --all to stop both anyway)")
+        cfg.started = [s for s in cfg.started if s not in which]
+        if state_path().exists():
+            save_state(cfg)
+        return 0
+    cfg = _require_state()
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    runner = Runner(cfg, batch_size=args.batch_size)
+    _say(f"polling {cfg.queue_url} (Ctrl-C to stop)")
+    with contextlib.suppress(KeyboardInterrupt):
+        runner.run(until_idle=args.until_idle, max_seconds=args.max_seconds)
+    s = runner.stats
+    _say(f"batches {s.batches}, messages {s.received}, ok {s.succeeded}, failed {s.failed}")
+    return 0
+
+
+def _status() -> int:
+    cfg = load_state()
+    rc = 0
+    if _script("tools/opensearch/opensearch.sh", "status") != 0 and not os.environ.get(
+        "OPENSEARCH_URL"
+    ):
+        rc = 1
+    if _script("scripts/localstack.sh", "status") != 0:
+        rc = 1
+    if cfg is None:
+        _say("no stack state yet (run `chunkwise local up`)")
+        return 1
+    try:
+        apply_env(cfg.env())
+        d = queue_depths(cfg)
+        _say(
+            f"queue {cfg.queue}: {d['queue']} waiting, {d['queue_in_flight']} in flight; "
+            f"DLQ {cfg.dlq}: {d['dlq']}"
+        )
+        from chunkwise.aws import load_settings, opensearch_index
+
+        ix = opensearch_index(load_settings())
+        _say(f"live generation: {ix.live_generation()} (started by up: {cfg.started or 'none'})")
+    except Exception as exc:  # status reports, it does not fail on details
+        _say(f"stack not reachable: {type(exc).__name__}: {exc}")
+        rc = 1
+    return rc
+
+
+def _settings_env() -> None:
+    """Use the local stack's environment unless CHUNKWISE_BUCKET says otherwise."""
+    if not os.environ.get("CHUNKWISE_BUCKET"):
+        cfg = load_state()
+        if cfg is not None:
+            apply_env(cfg.env())
+
+
+def main_ingest(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="chunkwise ingest", description="reconcile S3 keys with the index now"
+    )
+    p.add_argument("keys", nargs="+", help="object keys (decoded, as stored in S3)")
+    try:
+        args = p.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    _settings_env()
+    from chunkwise.aws import build_pipeline, load_settings
+    from chunkwise.pipeline import ObjectChange
+
+    settings = load_settings()
+    pipeline = build_pipeline(settings)
+    rc = 0
+    for key in args.keys:
+        try:
+            res = pipeline.ingest(ObjectChange(settings.bucket, key, kind="reconcile", raw_key=key))
+            print(json.dumps(res.log_fields(), ensure_ascii=False))
+        except ChunkwiseError as exc:
+            print(f"chunkwise ingest: {key}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            rc = 1
+    return rc
+
+
+def main_reconcile(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="chunkwise reconcile", description="sweep and re-chunk")
+    p.add_argument("action", nargs="?", default="sweep", choices=["sweep", "rechunk", "finish"])
+    p.add_argument("generation", nargs="?", default=None)
+    p.add_argument("--enqueue", action="store_true", help="sweep: enqueue instead of inline")
+    p.add_argument("--force", action="store_true", help="finish: swap even if incomplete")
+    try:
+        args = p.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    _settings_env()
+    from chunkwise.aws import finish_rechunk, load_settings, run_sweep, start_rechunk
+
+    settings = load_settings()
+    if args.action == "sweep":
+        res = run_sweep(settings, enqueue=args.enqueue)
+        print(
+            json.dumps(
+                {
+                    "bucket_keys": res.bucket_keys,
+                    "indexed_keys": res.indexed_keys,
+                    "drifted": res.drifted,
+                    "enqueued": res.enqueued,
+                    "repaired": res.repaired,
+                    "failed": res.failed,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return 1 if res.failed else 0
+    if args.action == "rechunk":
+        gen, n = start_rechunk(settings, args.generation)
+        print(json.dumps({"generation": gen, "enqueued": n}))
+        print(f"when the queue is drained: chunkwise reconcile finish {gen}", file=sys.stderr)
+        return 0
+    if not args.generation:
+        print("chunkwise reconcile finish: GENERATION is required", file=sys.stderr)
+        return 2
+    check = finish_rechunk(settings, args.generation, force=args.force)
+    print(
+        json.dumps(
+            {
+                "generation": check.generation,
+                "complete": check.complete,
+                "bucket_keys": check.bucket_keys,
+                "indexed_keys": check.indexed_keys,
+                "missing": list(check.missing)[:50],
+                "extra": list(check.extra)[:50],
+                "swapped": check.complete or args.force,
+            },
+            ensure_ascii=False,
+        )
+    )
+    return 0 if check.complete or args.force else 1

@@ -1,0 +1,105 @@
+"""How Searcher picks the fusion path from the cluster's plugins (fake client, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from opensearchpy.exceptions import RequestError
+
+from chunkwise.search import PIPELINE_NORM, PIPELINE_RRF
+from chunkwise.search_opensearch import Searcher, detect_caps
+
+
+class _Cat:
+    def __init__(self, plugins: list[str]) -> None:
+        self._plugins = plugins
+
+    def plugins(self, format: str) -> list[dict[str, str]]:
+        return [{"component": p} for p in self._plugins]
+
+
+class _Transport:
+    def __init__(self, rrf_ok: bool) -> None:
+        self.rrf_ok = rrf_ok
+        self.puts: list[str] = []
+
+    def perform_request(self, method: str, path: str, body: Any = None) -> Any:
+        self.puts.append(path)
+        if PIPELINE_RRF in path and not self.rrf_ok:
+            raise RequestError(400, "unknown processor [score-ranker-processor]", {})
+        return {"acknowledged": True}
+
+
+def _src(i: int) -> dict[str, Any]:
+    return {
+        "doc_id": f"d{i}",
+        "source_key": f"k{i}",
+        "revision": "r",
+        "start": 0,
+        "end": 1,
+        "body": "x",
+    }
+
+
+class _Client:
+    def __init__(self, plugins: list[str], rrf_ok: bool = True) -> None:
+        self.cat = _Cat(plugins)
+        self.transport = _Transport(rrf_ok)
+        self.searches: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def info(self) -> dict[str, Any]:
+        return {"version": {"number": "2.19.1"}}
+
+    def search(self, index: str, body: dict[str, Any], params: dict[str, Any]) -> Any:
+        self.searches.append((body, params))
+        hits = [{"_id": f"id{i}", "_score": 1.0 / (i + 1), "_source": _src(i)} for i in range(3)]
+        return {"hits": {"hits": hits}}
+
+
+class _FakeEmbedder:
+    name, dimension, max_tokens, batch_size = "fake", 3, 10, 1
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0, 0.0] for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0, 0.0]
+
+
+def test_without_neural_search_fuses_client_side() -> None:
+    client = _Client(["opensearch-knn"])
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    assert s.fusion == "client"
+    hits = s.search("q", k=2)
+    assert len(hits) == 2 and hits[0].score.fusion == "rrf-client"
+    assert len(client.searches) == 2  # one BM25, one k-NN request
+    assert "multi_match" in str(client.searches[0][0]) and "knn" in str(client.searches[1][0])
+    with pytest.raises(RuntimeError, match="neural-search"):
+        _ = Searcher(client, _FakeEmbedder(), fusion="server").fusion  # type: ignore[arg-type]
+
+
+def test_with_neural_search_uses_the_rrf_pipeline() -> None:
+    client = _Client(["opensearch-knn", "opensearch-neural-search"])
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    assert s.fusion == "server"
+    hits = s.search("q", k=3)
+    assert hits[0].score.fusion == "rrf-server"
+    body, params = client.searches[0]
+    assert params == {"search_pipeline": PIPELINE_RRF} and "hybrid" in body["query"]
+    # forcing the client path still works on such a cluster
+    assert Searcher(client, _FakeEmbedder(), fusion="client").fusion == "client"  # type: ignore[arg-type]
+
+
+def test_neural_search_without_rrf_falls_back_to_normalization() -> None:
+    client = _Client(["opensearch-neural-search"], rrf_ok=False)
+    caps = detect_caps(client)  # type: ignore[arg-type]
+    assert caps.neural_search and not caps.rrf_pipeline
+    assert any(PIPELINE_NORM in p for p in client.transport.puts)
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    assert s.search("q", k=1)[0].score.fusion == "norm-server"
+    assert client.searches[-1][1] == {"search_pipeline": PIPELINE_NORM}

@@ -96,6 +96,19 @@ class Draft:
 
 
 @dataclass(slots=True)
+class _Plan:
+    """A content block with its context, before its tokens are known."""
+
+    block: Block
+    start: int  # may precede block.start: headings ride with the next block
+    section: Section
+    table_id: int
+    caption: bool
+    starts_section: bool
+    pieces: list[tuple[int, int]]  # spans to count; their sum is the block's count
+
+
+@dataclass(slots=True)
 class _Frame:
     level: int
     title: str
@@ -280,56 +293,128 @@ class _Chunker:
     # -- step 2: atoms -------------------------------------------------------
 
     def _atomize(self, blocks: list[Block]) -> list[Atom]:
-        stack: list[_Frame] = []
-        page: int | None = None
-        pending_heading: int | None = None
-        atoms: list[Atom] = []
-        # Blocks over the character target are cut anyway: counting their tokens
-        # whole would only tokenize them twice. Headings are counted with the
-        # block they introduce; all in one batch.
-        spans = _atom_candidates(blocks, self.cfg.max_chars)
+        plans = self._plan_blocks(blocks)
+        # One tokenizer batch for the whole document: every piece is counted once.
+        spans = [span for plan in plans for span in plan.pieces]
         counts = self.counter.count_many_plain([_indexable(self.text[s:e]) for s, e in spans])
         span_tokens = dict(zip(spans, counts, strict=True))
-        table_id = 0
-        for position, block in enumerate(blocks):
-            if block.type is BlockType.HEADING:
-                page = self._push_heading(stack, block, page)
-                if pending_heading is None:
-                    pending_heading = block.start
-                continue
-            section = _section(stack, page)
-            start = pending_heading if pending_heading is not None else block.start
-            table_id += block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
-            tokens = span_tokens.get((start, block.end), _UNCOUNTED)
-            new = self._block_atoms(block, start, section, tokens, table_id)
-            if _is_caption(self.text, block, blocks[position + 1 : position + 2]):
+        atoms: list[Atom] = []
+        for plan in plans:
+            new = self._plan_atoms(plan, [span_tokens[p] for p in plan.pieces])
+            if plan.caption:
                 # A caption travels with its table: same table id, so no break
                 # between them and no overlap into it; attached once, to the first fragment.
                 for atom in new:
-                    atom.table_id = table_id + 1
-            if pending_heading is not None:
-                new[0].starts_section = True
-            pending_heading = None
+                    atom.table_id = plan.table_id + 1
+            new[0].starts_section = plan.starts_section
             atoms.extend(new)
-        if pending_heading is not None:  # trailing heading(s) without content
-            section = _section(stack, page)
-            end = blocks[-1].end
-            kind = _kind_for(BlockType.PARAGRAPH, section)
-            for s, e, tokens, exact in self._fit(
-                pending_heading, end, self._budget(section, None), 1
-            ):
-                atoms.append(
-                    Atom(
-                        s,
-                        e,
-                        kind,
-                        section,
-                        tokens,
-                        exact=exact,
-                        starts_section=s == pending_heading,
-                    )
-                )
         return atoms
+
+    def _plan_blocks(self, blocks: list[Block]) -> list[_Plan]:
+        """Heading context and the spans to count for every content block."""
+        stack: list[_Frame] = []
+        page: int | None = None
+        pending: int | None = None
+        table_id = 0
+        plans: list[_Plan] = []
+        for position, block in enumerate(blocks):
+            if block.type is BlockType.HEADING:
+                page = self._push_heading(stack, block, page)
+                pending = block.start if pending is None else pending
+                continue
+            start = pending if pending is not None else block.start
+            table_id += block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
+            caption = _is_caption(self.text, block, blocks[position + 1 : position + 2])
+            plans.append(
+                _Plan(
+                    block,
+                    start,
+                    _section(stack, page),
+                    table_id,
+                    caption,
+                    pending is not None,
+                    self._pieces(block, start),
+                )
+            )
+            pending = None
+        if pending is not None:  # trailing heading(s) without content
+            tail = Block(BlockType.PARAGRAPH, pending, blocks[-1].end)
+            plans.append(
+                _Plan(
+                    tail,
+                    pending,
+                    _section(stack, page),
+                    table_id,
+                    False,
+                    True,
+                    self._pieces(tail, pending),
+                )
+            )
+        return plans
+
+    def _pieces(self, block: Block, start: int) -> list[tuple[int, int]]:
+        """What to count for a block: the whole span, or (for a long block and a
+        tokenizer whose counts add up) its units or sentences, whose sum is the
+        block's count, so a block that must be cut is never tokenized twice."""
+        end = block.end
+        if end - start > self.cfg.max_chars:
+            return [(start, end)] if not self.counter.additive else self._split_spans(block, start)
+        if not self.counter.additive or end - start <= 2 * self.cap:
+            return [(start, end)]
+        return self._split_spans(block, start)
+
+    def _split_spans(self, block: Block, start: int) -> list[tuple[int, int]]:
+        if block.units:
+            spans = [(start, block.units[0][1]), *block.units[1:]]
+        else:
+            piece = self.text[block.start : block.end]
+            spans = [
+                _trim(self.text, block.start + s, block.start + e)
+                for s, e in split_sentences(piece, self.lang)
+            ]
+            spans = [(s, e) for s, e in spans if s < e]
+            spans[0] = (start, spans[0][1])
+        if all(_additive_join(self.text, a[1], b[0]) for a, b in itertools.pairwise(spans)):
+            return spans
+        return [(start, block.end)]
+
+    def _plan_atoms(self, plan: _Plan, counts: list[int]) -> list[Atom]:
+        block, start, section = plan.block, plan.start, plan.section
+        kind = _kind_for(block.type, section)
+        is_table = block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
+        tid = plan.table_id if is_table else None
+        budget = self._budget(section, block.header)
+        too_long = block.end - start > self.cfg.max_chars
+        if not too_long and sum(counts) <= budget:
+            return [
+                Atom(
+                    start,
+                    block.end,
+                    kind,
+                    section,
+                    sum(counts),
+                    table_id=tid,
+                    table_header=block.header,
+                )
+            ]
+        if len(plan.pieces) == 1:
+            pieces = self._split_block(block, start, budget)
+        else:
+            if is_table:
+                self._bump("table_rows")
+            level = 0 if block.units else 1
+            if not block.units:
+                self._bump("sentences")
+            pieces = []
+            for (s, e), tokens in zip(plan.pieces, counts, strict=True):
+                if e - s <= self.cfg.max_chars and tokens <= budget:
+                    pieces.append((s, e, tokens, True))
+                else:
+                    pieces.extend(self._fit(s, e, budget, level, known_too_big=True))
+        return [
+            Atom(s, e, kind, section, t, exact=x, table_id=tid, table_header=block.header)
+            for s, e, t, x in pieces
+        ]
 
     def _push_heading(self, stack: list[_Frame], block: Block, page: int | None) -> int | None:
         while stack and stack[-1].level >= block.heading_level:
@@ -344,24 +429,6 @@ class _Chunker:
     def _budget(self, section: Section, header: tuple[int, int] | None) -> int:
         """Tokens left for the body once the fixed context is paid for."""
         return max(1, self.cap - self._fixed_cost(section, header))
-
-    def _block_atoms(
-        self, block: Block, start: int, section: Section, tokens: int, table_id: int
-    ) -> list[Atom]:
-        kind = _kind_for(block.type, section)
-        is_table = block.type in (BlockType.TABLE, BlockType.LINEAR_TABLE)
-        tid = table_id if is_table else None
-        budget = self._budget(section, block.header)
-        if tokens <= budget:  # uncounted (too long) blocks never pass this test
-            return [
-                Atom(
-                    start, block.end, kind, section, tokens, table_id=tid, table_header=block.header
-                )
-            ]
-        return [
-            Atom(s, e, kind, section, t, exact=x, table_id=tid, table_header=block.header)
-            for s, e, t, x in self._split_block(block, start, budget)
-        ]
 
     def _split_block(self, block: Block, start: int, budget: int) -> list[Piece]:
         """Cut an over-budget block at its own units, then sentences, words, graphemes."""
@@ -771,22 +838,6 @@ def _is_caption(text: str, block: Block, following: list[Block]) -> bool:
         and block.end - block.start <= _CAPTION_MAX_CHARS
         and "\n" not in text[block.start : block.end]
     )
-
-
-def _atom_candidates(blocks: list[Block], max_chars: int) -> list[tuple[int, int]]:
-    """Spans whose tokens `_atomize` needs: each short-enough block, with the
-    headings right before it (a heading always rides with the next block)."""
-    spans: list[tuple[int, int]] = []
-    pending: int | None = None
-    for block in blocks:
-        if block.type is BlockType.HEADING:
-            pending = block.start if pending is None else pending
-            continue
-        start = pending if pending is not None else block.start
-        pending = None
-        if block.end - start <= max_chars:
-            spans.append((start, block.end))
-    return spans
 
 
 # Characters BERT's normaliser treats as whitespace (Python's isspace() is wider).

@@ -24,8 +24,11 @@ from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import IndexNames, IndexPort, ObjectVersion
 from chunkwise.pipeline import (
     DEFAULT_SUFFIXES,
+    GenerationCheck,
+    OpenSearchLiveSet,
     Pipeline,
     PipelineConfig,
+    SweepResult,
     build_config,
     iter_batches,
 )
@@ -163,7 +166,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
-    bucket: str = Field(min_length=3)
+    bucket: str = Field("", description="source bucket ('' only for the query function)")
     input_prefix: str = "incoming/"
     artifacts_bucket: str = ""
     artifacts_prefix: str = "extracted/"
@@ -197,7 +200,7 @@ class Settings(BaseSettings):
         return IndexNames(self.index_prefix)
 
 
-def load_settings(**overrides: Any) -> Settings:
+def load_settings(*, need_bucket: bool = True, **overrides: Any) -> Settings:
     """Settings from the environment; raises ConfigError naming the bad variables."""
     from pydantic import ValidationError
 
@@ -205,7 +208,11 @@ def load_settings(**overrides: Any) -> Settings:
 
     try:
         s = Settings(**overrides)
-        s.pipeline_config()
+        if need_bucket:
+            if not s.bucket:
+                raise ConfigError("CHUNKWISE_BUCKET: required (the source bucket)")
+            s.pipeline_config()
+        s.names  # noqa: B018 - validates the index prefix
         return s
     except ValidationError as exc:
         parts = [
@@ -281,3 +288,142 @@ def build_pipeline(
         index_for=index_for,
         embedder=embedder or get_embedder(settings.embedder),
     )
+
+
+# --------------------------------------------------------------------------- operations
+# Used by the admin / reconcile functions and by `chunkwise local|reconcile`.
+
+
+def ensure_index(
+    settings: Settings,
+    *,
+    generation: str | None = None,
+    client: OpenSearch | None = None,
+    embedder: Embedder | None = None,
+) -> dict[str, Any]:
+    """Idempotent index setup: index template, first generation + aliases, search pipeline.
+
+    Creates nothing that exists already; a live generation is left as it is.
+    """
+    from chunkwise.embed import get_embedder
+    from chunkwise.index import index_body, new_generation_id
+    from chunkwise.index_opensearch import OpenSearchIndex, with_retries
+    from chunkwise.search_opensearch import detect_caps
+
+    client = client or opensearch_client(settings)
+    names = settings.names
+    emb = embedder or get_embedder(settings.embedder)
+    ix = OpenSearchIndex(client, names)
+    # The template gives every generation index of this prefix the same settings and
+    # mapping, also one created by hand or by another tool.
+    body = index_body(emb.dimension, embedder_name=emb.name)
+    template = {
+        "index_patterns": [f"{names.prefix}-*"],
+        "priority": 100,
+        "template": {"settings": body["settings"], "mappings": body["mappings"]},
+        "_meta": {"managed_by": "chunkwise"},
+    }
+    with_retries(
+        ix.policy,
+        "put index template",
+        lambda: client.indices.put_index_template(name=f"{names.prefix}-template", body=template),
+    )
+    live = ix.ensure_live_generation(
+        generation or new_generation_id(), dimension=emb.dimension, embedder_name=emb.name
+    )
+    caps = detect_caps(client)
+    return {
+        "live_index": live,
+        "read_alias": names.read_alias,
+        "write_alias": names.write_alias,
+        "dimension": emb.dimension,
+        "embedder": emb.name,
+        "neural_search": caps.neural_search,
+        "search_pipeline": "chunkwise-rrf"
+        if caps.rrf_pipeline
+        else ("chunkwise-norm" if caps.neural_search else ""),
+    }
+
+
+def live_set(
+    settings: Settings, generation: str | None = None, client: OpenSearch | None = None
+) -> OpenSearchLiveSet:
+    return OpenSearchLiveSet(opensearch_index(settings, generation, client))
+
+
+def run_sweep(
+    settings: Settings,
+    *,
+    enqueue: bool,
+    s3_client: Any | None = None,
+    os_client: OpenSearch | None = None,
+    embedder: Embedder | None = None,
+) -> SweepResult:
+    """Reconcile sweep; ``enqueue`` sends one message per drifted key to the queue."""
+    from chunkwise.pipeline import sweep
+
+    client = os_client or opensearch_client(settings)
+    config = settings.pipeline_config()
+    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    if enqueue:
+        if not settings.queue_url:
+            from chunkwise.errors import ConfigError
+
+            raise ConfigError("CHUNKWISE_QUEUE_URL: needed to enqueue reconcile messages")
+        return sweep(
+            config, store, live_set(settings, None, client), queue=SqsQueue(settings.queue_url)
+        )
+    pipeline = build_pipeline(settings, s3_client=s3_client, os_client=client, embedder=embedder)
+    return sweep(config, store, live_set(settings, None, client), pipeline=pipeline)
+
+
+def start_rechunk(
+    settings: Settings,
+    generation: str | None = None,
+    *,
+    s3_client: Any | None = None,
+    os_client: OpenSearch | None = None,
+    embedder: Embedder | None = None,
+) -> tuple[str, int]:
+    """Create a new generation index and enqueue one rechunk message per object."""
+    from chunkwise.embed import get_embedder
+    from chunkwise.index import new_generation_id
+    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.pipeline import fan_out_rechunk
+
+    if not settings.queue_url:
+        from chunkwise.errors import ConfigError
+
+        raise ConfigError("CHUNKWISE_QUEUE_URL: the re-chunk fan-out needs the ingest queue")
+    client = os_client or opensearch_client(settings)
+    emb = embedder or get_embedder(settings.embedder)
+    gen = generation or new_generation_id()
+    OpenSearchIndex(client, settings.names).create_generation(
+        gen, dimension=emb.dimension, embedder_name=emb.name
+    )
+    config = settings.pipeline_config()
+    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    n = fan_out_rechunk(config, store, SqsQueue(settings.queue_url), gen)
+    return gen, n
+
+
+def finish_rechunk(
+    settings: Settings,
+    generation: str,
+    *,
+    force: bool = False,
+    s3_client: Any | None = None,
+    os_client: OpenSearch | None = None,
+) -> GenerationCheck:
+    """Swap both aliases to ``generation`` if it holds exactly the bucket's current
+    revisions (or ``force``); otherwise leave the live generation alone."""
+    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.pipeline import verify_generation
+
+    client = os_client or opensearch_client(settings)
+    config = settings.pipeline_config()
+    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    check = verify_generation(config, store, live_set(settings, generation, client), generation)
+    if check.complete or force:
+        OpenSearchIndex(client, settings.names).swap(generation)
+    return check

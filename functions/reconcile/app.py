@@ -1,0 +1,86 @@
+"""Reconcile function: the scheduled sweep, re-chunk fan-out and the retention sweep.
+
+Events:
+- EventBridge "Scheduled Event" or ``{"action": "sweep"}``: compare the bucket's
+  current versions with the index's live set; enqueue one reconcile message per
+  drifted key on the ingest queue (the ingest function repairs them in parallel).
+- ``{"action": "rechunk", "generation": "g..."?}``: create a new generation index and
+  enqueue one rechunk message per object (never a loop over the bucket's documents
+  inside this invocation).
+- ``{"action": "finish-rechunk", "generation": "g...", "force": false}``: verify the
+  generation holds exactly the bucket's current revisions, then swap both aliases.
+- ``{"action": "retention", "older_than": "30d"}``: delete superseded/deleted chunks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+
+from chunkwise.aws import Settings, load_settings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+logger = Logger(service="chunkwise-reconcile")
+tracer = Tracer(service="chunkwise-reconcile")
+metrics = Metrics(namespace="chunkwise", service="reconcile")
+
+SETTINGS: Settings = load_settings()
+
+
+def handle(event: dict[str, Any]) -> dict[str, Any]:
+    from chunkwise import aws
+
+    action = str(event.get("action") or "sweep")
+    if event.get("detail-type") == "Scheduled Event":
+        action = "sweep"
+    if action == "sweep":
+        res = aws.run_sweep(SETTINGS, enqueue=bool(SETTINGS.queue_url))
+        metrics.add_metric(name="DriftedKeys", unit=MetricUnit.Count, value=len(res.drifted))
+        out: dict[str, Any] = {
+            "action": action,
+            "bucket_keys": res.bucket_keys,
+            "indexed_keys": res.indexed_keys,
+            "drifted": len(res.drifted),
+            "enqueued": res.enqueued,
+            "repaired": len(res.repaired),
+            "failed": res.failed,
+        }
+    elif action == "rechunk":
+        gen, n = aws.start_rechunk(SETTINGS, event.get("generation"))
+        out = {"action": action, "generation": gen, "enqueued": n}
+    elif action == "finish-rechunk":
+        check = aws.finish_rechunk(
+            SETTINGS, str(event["generation"]), force=bool(event.get("force", False))
+        )
+        out = {
+            "action": action,
+            "generation": check.generation,
+            "complete": check.complete,
+            "swapped": check.complete or bool(event.get("force", False)),
+            "bucket_keys": check.bucket_keys,
+            "indexed_keys": check.indexed_keys,
+            "missing": list(check.missing[:100]),
+            "extra": list(check.extra[:100]),
+        }
+    elif action == "retention":
+        from chunkwise.index import parse_duration_seconds
+
+        n = aws.opensearch_index(SETTINGS).sweep(
+            parse_duration_seconds(str(event.get("older_than", "30d")))
+        )
+        out = {"action": action, "deleted_chunks": n}
+    else:
+        raise ValueError(f"unknown action {action!r}")
+    logger.info("reconcile done", extra=out)
+    return out
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(event)

@@ -36,8 +36,9 @@ test-integration: setup
 test: setup lint
 	bash scripts/with-services.sh $(BIN)/pytest -q tests
 
+# Benchmarks print tables and write bench/results/; `make bench B=throughput` runs one.
 bench: setup
-	$(BIN)/python -m bench.run_all
+	bash scripts/with-services.sh $(BIN)/python -m bench.run_all $(B)
 
 demo: setup
 	bash scripts/demo.sh

@@ -1,0 +1,354 @@
+"""chunkwise.pipeline over fakes: events -> reconcile -> index, artifacts, sweep, re-chunk."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chunkwise.errors import ConfigError, PermanentError
+from chunkwise.extract import CorruptDocument, LimitExceeded, UnsupportedFormat
+from chunkwise.index import State, make_doc_id
+from chunkwise.pipeline import (
+    MessageError,
+    ObjectChange,
+    build_config,
+    change_message,
+    fan_out_rechunk,
+    parse_message,
+    percentiles,
+    plan_sweep,
+    sweep,
+    verify_generation,
+)
+from unit.test_pipeline_fakes import (
+    BUCKET,
+    DATA,
+    FakeLiveSet,
+    FakeQueue,
+    load_event,
+    make_rig,
+)
+
+MANUAL = (DATA / "manual_en.md").read_bytes()
+HANDBUCH = (DATA / "handbuch_de.md").read_bytes()
+
+
+def _body(event: str, i: int = 0) -> str:
+    records = load_event(event)["Records"]
+    assert isinstance(records, list)
+    return str(records[i]["body"])
+
+
+def change(key: str, **kw: object) -> ObjectChange:
+    return ObjectChange(BUCKET, key, raw_key=key, **kw)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize(
+    ("event", "key", "source"),
+    [
+        ("sqs_s3_put.json", "incoming/manual_en.md", "s3"),
+        ("sqs_s3_put_second_version.json", "incoming/manual_en.md", "s3"),
+        ("sqs_s3_delete_marker.json", "incoming/manual_en.md", "s3"),
+        ("sqs_s3_put_non_ascii_key.json", "incoming/Berichte/Übersicht März 2026.pdf", "s3"),
+        ("sqs_s3_put_plus_key.json", "incoming/price list 2026 (A+B).txt", "s3"),
+        ("sqs_eventbridge_object_created.json", "incoming/handbuch_de.md", "eventbridge"),
+        ("sqs_eventbridge_object_deleted.json", "incoming/handbuch_de.md", "eventbridge"),
+    ],
+)
+def test_parse_sample_events(event: str, key: str, source: str) -> None:
+    (c,) = parse_message(_body(event))
+    assert c.bucket == BUCKET
+    assert c.key == key
+    assert c.source == source
+    assert c.kind == "changed"
+
+
+def test_raw_key_is_kept_and_version_is_informative_only() -> None:
+    (c,) = parse_message(_body("sqs_s3_put_non_ascii_key.json"))
+    assert c.raw_key == "incoming/Berichte/%C3%9Cbersicht+M%C3%A4rz+2026.pdf"
+    assert c.event_version == "Q7t3y0eXw1s2.DeVl8pUvKx_J9nB4mZa"
+
+
+def test_test_event_is_skipped() -> None:
+    assert parse_message(_body("sqs_s3_test_event.json")) == []
+
+
+def test_direct_eventbridge_event() -> None:
+    (c,) = parse_message(load_event("eventbridge_object_deleted.json"))
+    assert c.key == "incoming/handbuch_de.md" and c.event_name == "Object Deleted"
+
+
+def test_emulator_shape_without_version_and_sequencer() -> None:
+    body = {
+        "Records": [
+            {
+                "eventName": "ObjectCreated:Put",
+                "s3": {
+                    "bucket": {"name": BUCKET},
+                    "object": {"key": "incoming/a%20b+c.txt", "size": 3},
+                },
+            }
+        ]
+    }
+    (c,) = parse_message(json.dumps(body))
+    assert c.key == "incoming/a b c.txt" and c.event_version is None
+
+
+def test_sns_envelope_and_chunkwise_messages() -> None:
+    inner = _body("sqs_s3_put.json")
+    (c,) = parse_message(json.dumps({"Type": "Notification", "Message": inner}))
+    assert c.key == "incoming/manual_en.md"
+    (r,) = parse_message(change_message(BUCKET, "incoming/x ü.md", "rechunk", "g2"))
+    assert (r.kind, r.key, r.generation) == ("rechunk", "incoming/x ü.md", "g2")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "not json",
+        "[1, 2]",
+        '{"hello": 1}',
+        '{"chunkwise": "explode"}',
+        '{"chunkwise": "reconcile"}',
+        '{"Records": [{"x": 1}]}',
+    ],
+)
+def test_bad_messages_are_permanent(body: str) -> None:
+    with pytest.raises(MessageError) as err:
+        parse_message(body)
+    assert isinstance(err.value, PermanentError)
+
+
+# --------------------------------------------------------------------------- config
+
+
+def test_artifacts_where_the_trigger_listens_are_rejected() -> None:
+    with pytest.raises(ConfigError, match="artifacts"):
+        build_config(bucket="b-1", input_prefix="")
+    with pytest.raises(ConfigError, match="artifacts"):
+        build_config(bucket="b-1", input_prefix="docs/", artifacts_prefix="docs/extracted/")
+    build_config(bucket="b-1", input_prefix="", artifacts_bucket="b-2")  # separate bucket: ok
+    cfg = build_config(bucket="b-1", input_prefix="incoming/")
+    assert cfg.watches("incoming/a.md")
+    assert not cfg.watches("extracted/x/y.md")
+    assert not cfg.watches("incoming/folder/")
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def test_new_document_is_indexed_with_artifacts(counter: object) -> None:
+    rig = make_rig(counter)
+    v = rig.store.put("incoming/manual_en.md", MANUAL)
+    res = rig.pipeline.ingest(change("incoming/manual_en.md"))
+    doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
+    assert res.status == "indexed" and res.revision == v.version_id and res.doc_id == doc_id
+    assert res.chunks > 0 and res.runts == 0
+    assert rig.index.live(doc_id) == {v.version_id}
+    assert rig.store.gets == [("incoming/manual_en.md", v.version_id)]  # exact version
+    md, ctype = rig.artifacts.files[f"extracted/{doc_id}/{v.version_id}.md"]
+    assert ctype.startswith("text/markdown")
+    report = json.loads(rig.artifacts.files[f"extracted/{doc_id}/{v.version_id}.json"][0])
+    assert report["key"] == "incoming/manual_en.md" and report["chunking"]["chunks"] == res.chunks
+    assert report["extraction"]["format"] == "markdown"
+    assert set(res.stages) >= {"fetch", "extract", "chunk", "embed", "artifacts", "total"}
+    assert md.decode() and res.chunk_chars["p50"] > 0
+
+
+def test_chunks_cite_the_stored_text(counter: object) -> None:
+    rig = make_rig(counter)
+    v = rig.store.put("incoming/handbuch_de.md", HANDBUCH)
+    captured = []
+    orig = rig.index.write_revision
+
+    def spy(chunks, embeddings):  # type: ignore[no-untyped-def]
+        captured.extend(chunks)
+        return orig(chunks, embeddings)
+
+    rig.index.write_revision = spy  # type: ignore[method-assign]
+    rig.pipeline.ingest(change("incoming/handbuch_de.md"))
+    doc_id = make_doc_id(BUCKET, "incoming/handbuch_de.md")
+    text = rig.artifacts.files[f"extracted/{doc_id}/{v.version_id}.md"][0].decode()
+    assert captured
+    for c in captured:
+        assert text[c.start : c.end] == c.body
+        assert (c.doc_id, c.source_key, c.revision) == (doc_id, v.key, v.version_id)
+        assert c.last_modified == v.last_modified and c.source_etag == v.etag.strip('"')
+        assert c.lang == "de"
+    assert sum(rig.embedder.calls) == len(captured)  # one embed call per revision, batched
+
+
+def test_second_version_replaces_first(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    rig.pipeline.ingest(change("incoming/manual_en.md"))
+    v2 = rig.store.put("incoming/manual_en.md", MANUAL + b"\n\n## Appendix\n\nNew text here.\n")
+    res = rig.pipeline.ingest(change("incoming/manual_en.md"))
+    doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
+    assert res.revision == v2.version_id
+    assert rig.index.live(doc_id) == {v2.version_id}
+    states = rig.index.revision_states(doc_id)
+    assert states["v0001"].n(State.SUPERSEDED) == states["v0001"].expected
+
+
+def test_late_event_of_old_version_keeps_new_one(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    v2 = rig.store.put("incoming/manual_en.md", MANUAL + b"\n\nMore.\n")
+    for _ in range(2):  # both events arrive after both puts, one of them duplicated
+        rig.pipeline.ingest(change("incoming/manual_en.md", event_version="v0001"))
+    doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
+    assert rig.index.live(doc_id) == {v2.version_id}
+    assert [g[1] for g in rig.store.gets] == [v2.version_id]  # v1 never fetched
+    res = rig.pipeline.ingest(change("incoming/manual_en.md"))
+    assert res.status == "unchanged" and res.actions == ["keep"]
+
+
+def test_delete_retires_document(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    rig.pipeline.ingest(change("incoming/manual_en.md"))
+    rig.store.delete("incoming/manual_en.md")
+    res = rig.pipeline.ingest(change("incoming/manual_en.md"))
+    doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
+    assert res.status == "retired" and res.revision is None
+    assert rig.index.live(doc_id) == set()
+    assert rig.index.revision_states(doc_id)["v0001"].n(State.DELETED) > 0
+
+
+def test_poison_document_is_permanent_and_hides_older_revision(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/doc.pdf", (DATA / "manual_en.pdf").read_bytes())
+    rig.pipeline.ingest(change("incoming/doc.pdf"))
+    rig.store.put("incoming/doc.pdf", (DATA / "hostile" / "corrupt.pdf").read_bytes())
+    with pytest.raises(CorruptDocument):
+        rig.pipeline.ingest(change("incoming/doc.pdf"))
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/doc.pdf")) == set()
+
+
+def test_size_limit_checked_before_download(counter: object) -> None:
+    rig = make_rig(counter, max_object_bytes=100)
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    with pytest.raises(LimitExceeded, match="max_object_bytes"):
+        rig.pipeline.ingest(change("incoming/manual_en.md"))
+    assert rig.store.gets == []
+
+
+def test_type_limit(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/photo.jpg", b"\xff\xd8\xff\xe0 not a document")
+    with pytest.raises(UnsupportedFormat, match="suffix"):
+        rig.pipeline.ingest(change("incoming/photo.jpg"))
+
+
+def test_keys_outside_input_prefix_and_artifacts_are_ignored(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("extracted/abc/v1.md", b"# derived\n\ntext\n")
+    rig.store.put("elsewhere/x.md", MANUAL)
+    assert rig.pipeline.ingest(change("extracted/abc/v1.md")).status == "ignored"
+    assert rig.pipeline.ingest(change("elsewhere/x.md")).status == "ignored"
+    assert rig.store.heads == 0
+
+
+def test_other_bucket_is_rejected(counter: object) -> None:
+    rig = make_rig(counter)
+    with pytest.raises(PermanentError, match="bucket"):
+        rig.pipeline.ingest(ObjectChange("someone-elses", "incoming/a.md"))
+
+
+def test_undecoded_key_fallback(counter: object) -> None:
+    """An emulator/EventBridge key that was not URL-encoded and has a literal '+'."""
+    rig = make_rig(counter)
+    v = rig.store.put("incoming/A+B.md", MANUAL)
+    res = rig.pipeline.ingest(ObjectChange(BUCKET, "incoming/A B.md", raw_key="incoming/A+B.md"))
+    assert res.key == "incoming/A+B.md" and res.revision == v.version_id
+
+
+def test_non_ascii_key_roundtrip(counter: object) -> None:
+    rig = make_rig(counter)
+    key = "incoming/Berichte/Übersicht März 2026.pdf"
+    rig.store.put(key, (DATA / "handbuch_de.pdf").read_bytes())
+    (c,) = parse_message(_body("sqs_s3_put_non_ascii_key.json"))
+    res = rig.pipeline.ingest(c)
+    assert res.status == "indexed" and res.key == key
+
+
+# --------------------------------------------------------------------------- sweep / rechunk
+
+
+def _keys(rig: object) -> dict[str, str]:
+    return {make_doc_id(BUCKET, k): k for k in rig.store.objects}  # type: ignore[attr-defined]
+
+
+def test_plan_sweep() -> None:
+    bucket = {"a": "1", "b": "2", "c": "3"}
+    live = {"a": {"1"}, "b": {"1"}, "d": {"9"}, "c": {"3", "2"}}
+    assert plan_sweep(bucket, live) == ["b", "c", "d"]
+    assert plan_sweep({"a": "1"}, {"a": {"1"}}) == []
+
+
+def test_sweep_repairs_lost_events_inline(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    rig.store.put("incoming/handbuch_de.md", HANDBUCH)
+    rig.pipeline.ingest(change("incoming/manual_en.md"))
+    rig.store.put("incoming/manual_en.md", MANUAL + b"\n\nv2\n")  # event lost
+    rig.store.put("incoming/gone.md", b"# gone\n\nsoon deleted\n")
+    rig.pipeline.ingest(change("incoming/gone.md"))
+    rig.store.delete("incoming/gone.md")  # delete event lost
+    live = FakeLiveSet(rig.index, _keys(rig))
+    res = sweep(rig.pipeline.config, rig.store, live, pipeline=rig.pipeline)
+    assert res.drifted == ["incoming/gone.md", "incoming/handbuch_de.md", "incoming/manual_en.md"]
+    assert not res.failed and len(res.repaired) == 3
+    assert sweep(rig.pipeline.config, rig.store, live, pipeline=rig.pipeline).drifted == []
+
+
+def test_sweep_enqueues_one_message_per_drifted_key(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/a ü.md", MANUAL)
+    rig.store.put("incoming/b.md", MANUAL)
+    q = FakeQueue()
+    res = sweep(rig.pipeline.config, rig.store, FakeLiveSet(rig.index, _keys(rig)), queue=q)
+    assert res.enqueued == 2
+    assert [parse_message(b)[0].key for b in q.bodies] == ["incoming/a ü.md", "incoming/b.md"]
+
+
+def test_sweep_isolates_failures(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/bad.pdf", (DATA / "hostile" / "corrupt.pdf").read_bytes())
+    rig.store.put("incoming/good.md", MANUAL)
+    res = sweep(
+        rig.pipeline.config, rig.store, FakeLiveSet(rig.index, _keys(rig)), pipeline=rig.pipeline
+    )
+    assert res.repaired == ["incoming/good.md"] and list(res.failed) == ["incoming/bad.pdf"]
+
+
+def test_rechunk_fan_out_builds_new_generation(counter: object) -> None:
+    rig = make_rig(counter)
+    for k, d in (("incoming/manual_en.md", MANUAL), ("incoming/handbuch_de.md", HANDBUCH)):
+        rig.store.put(k, d)
+        rig.pipeline.ingest(change(k))
+    q = FakeQueue()
+    assert fan_out_rechunk(rig.pipeline.config, rig.store, q, "g2") == 2
+    msgs = [parse_message(b)[0] for b in q.bodies]
+    assert {m.kind for m in msgs} == {"rechunk"} and {m.generation for m in msgs} == {"g2"}
+    live_g2 = FakeLiveSet(rig.indexes.setdefault("g2", type(rig.index)()), _keys(rig))
+    check = verify_generation(rig.pipeline.config, rig.store, live_g2, "g2")
+    assert not check.complete and len(check.missing) == 2
+    for m in msgs:
+        rig.pipeline.ingest(m)
+    check = verify_generation(rig.pipeline.config, rig.store, live_g2, "g2")
+    assert check.complete and check.bucket_keys == check.indexed_keys == 2
+    # the live generation was not touched by the rebuild
+    assert all(len(rig.index.live(d)) == 1 for d in rig.index.docs)
+
+
+def test_percentiles() -> None:
+    assert percentiles([]) == {}
+    p = percentiles(list(range(1, 101)))
+    assert p == {"p1": 1.0, "p5": 5.0, "p50": 50.0, "p95": 95.0}
+    assert percentiles([7]) == {"p1": 7.0, "p5": 7.0, "p50": 7.0, "p95": 7.0}

@@ -1,0 +1,177 @@
+"""In-memory fakes of the pipeline ports (source bucket, artifacts, queue, live set,
+embedder), shared by the pipeline and handler unit tests. No tests in here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chunkwise.errors import TransientError
+from chunkwise.index import ObjectVersion, State
+from chunkwise.pipeline import Pipeline, PipelineConfig
+from unit.test_index_fakes import FakeIndex
+
+EVENTS = Path(__file__).resolve().parents[2] / "events"
+DATA = Path(__file__).resolve().parents[1] / "data"
+BUCKET = "chunkwise-docs-123456789012"
+
+
+def load_event(name: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
+    return data
+
+
+@dataclass
+class _Obj:
+    version: ObjectVersion | None  # None = delete marker
+    data: bytes = b""
+
+
+@dataclass
+class FakeObjectStore:
+    """A versioned bucket: key -> versions (newest last); None marks a delete marker."""
+
+    bucket: str = BUCKET
+    objects: dict[str, list[_Obj]] = field(default_factory=dict)
+    gets: list[tuple[str, str]] = field(default_factory=list)
+    heads: int = 0
+    clock: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def put(self, key: str, data: bytes) -> ObjectVersion:
+        with self.lock:
+            self.clock += 1
+            vid = f"v{self.clock:04d}"
+            v = ObjectVersion(
+                last_modified=f"2026-03-02T09:{self.clock // 60:02d}:{self.clock % 60:02d}.000Z",
+                version_id=vid,
+                key=key,
+                bucket=self.bucket,
+                etag='"' + hashlib.md5(data).hexdigest() + '"',
+                size=len(data),
+            )
+            self.objects.setdefault(key, []).append(_Obj(v, data))
+            return v
+
+    def delete(self, key: str) -> None:
+        with self.lock:
+            self.clock += 1
+            self.objects.setdefault(key, []).append(_Obj(None))
+
+    def head_current(self, key: str) -> ObjectVersion | None:
+        with self.lock:
+            self.heads += 1
+            lst = self.objects.get(key)
+            return lst[-1].version if lst else None
+
+    def get_version(self, key: str, version_id: str) -> bytes:
+        with self.lock:
+            self.gets.append((key, version_id))
+            for o in self.objects.get(key, []):
+                if o.version is not None and o.version.version_id == version_id:
+                    return o.data
+        raise TransientError(f"NoSuchVersion {key}@{version_id}")
+
+    def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
+        for key in sorted(self.objects):
+            if key.startswith(prefix):
+                v = self.head_current(key)
+                if v is not None:
+                    yield v
+
+
+@dataclass
+class FakeArtifactStore:
+    files: dict[str, tuple[bytes, str]] = field(default_factory=dict)
+
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        self.files[key] = (data, content_type)
+
+
+@dataclass
+class FakeQueue:
+    bodies: list[str] = field(default_factory=list)
+
+    def send_batch(self, bodies: Sequence[str]) -> None:
+        self.bodies.extend(bodies)
+
+
+class FakeLiveSet:
+    """LiveSetPort over a FakeIndex + the chunks' source keys it was given."""
+
+    def __init__(self, index: FakeIndex, keys: dict[str, str]) -> None:
+        self.index = index
+        self.keys = keys  # doc_id -> key
+
+    def live_revisions(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for doc_id, chunks in self.index.docs.items():
+            for rev, _i, st, _e in chunks.values():
+                if st in (State.LIVE, State.PENDING):
+                    out.setdefault(self.keys[doc_id], set()).add(rev)
+        return out
+
+
+class FakeEmbedder:
+    """Deterministic 8-d vectors; counts calls and batch sizes."""
+
+    name = "fake-embedder"
+    dimension = 8
+    max_tokens = 256
+    batch_size = 16
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split()) + 2
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        out = []
+        for t in texts:
+            h = hashlib.sha256(t.encode()).digest()
+            out.append([b / 255.0 for b in h[:8]])
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+@dataclass
+class Rig:
+    """A pipeline over fakes, plus the fakes for assertions."""
+
+    pipeline: Pipeline
+    store: FakeObjectStore
+    artifacts: FakeArtifactStore
+    index: FakeIndex
+    indexes: dict[str | None, FakeIndex]
+    embedder: FakeEmbedder
+
+
+def make_rig(counter: object, **config: object) -> Rig:
+    values: dict[str, object] = {"bucket": BUCKET, "input_prefix": "incoming/"}
+    values.update(config)
+    cfg = PipelineConfig.model_validate(values)
+    store = FakeObjectStore(bucket=BUCKET)
+    artifacts = FakeArtifactStore()
+    indexes: dict[str | None, FakeIndex] = {None: FakeIndex()}
+
+    def index_for(generation: str | None) -> FakeIndex:
+        return indexes.setdefault(generation, FakeIndex())
+
+    emb = FakeEmbedder()
+    pipeline = Pipeline(
+        cfg,
+        store=store,
+        artifacts=artifacts,
+        index_for=index_for,
+        embedder=emb,
+        counter=counter,  # type: ignore[arg-type]
+    )
+    return Rig(pipeline, store, artifacts, indexes[None], indexes, emb)

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from chunkwise.errors import ConfigError, TransientError
+from chunkwise.errors import ConfigError, PermanentError, TransientError
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 
 DEFAULT_PREFIX = "chunks"
@@ -531,10 +531,16 @@ def plan_reconcile(current: ObjectVersion | None, states: Mapping[str, RevisionS
     return Plan(Action.INDEX, rev, others)
 
 
-def is_converged(current: ObjectVersion | None, states: Mapping[str, RevisionState]) -> bool:
-    """True when exactly S3's current revision is live (and nothing when the key is gone)."""
+def is_converged(
+    current: ObjectVersion | None,
+    states: Mapping[str, RevisionState],
+    *,
+    current_is_empty: bool = False,
+) -> bool:
+    """True when exactly S3's current revision is live (and nothing when the key is gone
+    or its current revision has no chunks at all, e.g. an empty file)."""
     visible = {r for r, s in states.items() if s.visible or s.n(State.PENDING)}
-    if current is None:
+    if current is None or current_is_empty:
         return not visible
     st = states.get(current.revision)
     return visible == {current.revision} and st is not None and st.complete_live
@@ -579,6 +585,7 @@ def reconcile(
         states = index.revision_states(doc_id)
         plan = plan_reconcile(current, states)
         result.actions.append(plan.action)
+        empty = False
         if plan.action is Action.INDEX:
             assert current is not None
             chunks = list(load_chunks(current))
@@ -587,18 +594,27 @@ def reconcile(
                     raise ValueError(
                         f"load_chunks returned chunk {c.chunk_id} for another doc/revision"
                     )
-            vectors = embed([c.text for c in chunks]) if chunks else []
-            index.write_revision(chunks, vectors)
-            result.chunks_written += len(chunks)
-            index.flip_live(doc_id, current.revision, len(chunks))
+            empty = not chunks
+            if chunks:
+                try:
+                    index.write_revision(chunks, embed([c.text for c in chunks]))
+                except PermanentError:
+                    # S3's current revision can never be indexed: an older revision
+                    # must not stay visible in its place (it is not what S3 holds).
+                    index.supersede_others(doc_id, current.revision)
+                    raise
+                result.chunks_written += len(chunks)
+                index.flip_live(doc_id, current.revision, len(chunks))
         elif plan.action is Action.FLIP:
             assert current is not None
             st = states[current.revision]
             index.flip_live(doc_id, current.revision, st.expected)
         index.supersede_others(doc_id, current.revision if current else None)
         after = s3.head_current(key)
-        if after == current and is_converged(after, index.revision_states(doc_id)):
-            result.revision = after.revision if after else None
+        if after == current and is_converged(
+            after, index.revision_states(doc_id), current_is_empty=empty
+        ):
+            result.revision = after.revision if after and not empty else None
             return result
     raise TransientError(
         f"reconcile {key!r}: index did not converge on S3's current version "

@@ -266,9 +266,15 @@ def test_document_with_a_bad_chunk_is_rejected_whole(
     assert isinstance(err.value, PermanentError) and "rejected" in str(err.value)
     states = live_index.revision_states(doc)
     assert "bad" not in states  # the two accepted chunks were withdrawn again
-    assert live_index.live_revisions(doc) == {"good"}
+    # the old revision is not S3's current one: it is superseded, not served instead
+    assert states["good"].n(State.SUPERSEDED) == 3
+    assert live_index.live_revisions(doc) == set()
     for revs in _all_queries_revisions(live_index, embedder, doc):
-        assert revs == {"good"}
+        assert revs == set()
+    # once S3 holds a good revision again, reconcile converges on it
+    s3.put(key, "fixed", "2025-01-03T00:00:00Z")
+    assert _reconcile(key, s3, live_index, embedder).revision == "fixed"
+    assert live_index.live_revisions(doc) == {"fixed"}
 
 
 def test_outage_is_retried_with_backoff_then_typed_error(embedder: MiniLMEmbedder) -> None:

@@ -226,7 +226,9 @@ def test_rejected_revision_never_goes_live() -> None:
     idx.fail_revisions.add("bad")
     with pytest.raises(PermanentError):
         _run(s3, idx, doc)
-    assert idx.live(doc) == {"r1"}  # old revision still served, nothing half-live
+    # nothing half-live, and the old revision is no longer served: it is not S3's
+    assert idx.live(doc) == set()
+    assert not any(st == State.LIVE for _r, _i, st, _e in idx.docs[doc].values())
 
 
 @settings(max_examples=60, deadline=None)
@@ -304,3 +306,20 @@ def test_reconcile_sweep_repairs_dropped_events() -> None:
     assert idx.live(make_doc_id("bucket", "c")) == {"r1"}
     q = visible_keys_query({"key": "a"})
     assert q["aggs"]["keys"]["composite"]["after"] == {"key": "a"}
+
+
+def test_revision_without_chunks_retires_older_ones_and_converges() -> None:
+    s3, idx, doc = _setup()
+    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    _run(s3, idx, doc)
+    s3.put("docs/a.md", "empty", "2025-01-02T00:00:00Z")
+    res = reconcile(
+        "docs/a.md",
+        doc,
+        s3=s3,
+        index=idx,
+        load_chunks=lambda v: [] if v.version_id == "empty" else make_chunks(doc, v, 3),
+        embed=_embed,
+    )
+    assert res.revision is None and res.rounds == 1
+    assert idx.live(doc) == set()

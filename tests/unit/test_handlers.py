@@ -1,0 +1,338 @@
+"""The Lambda handlers with fakes behind them, fed with the sample events in events/."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import sys
+import uuid
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from chunkwise.errors import ConfigError, TransientError
+from chunkwise.index import make_doc_id
+from chunkwise.local import LocalContext
+from chunkwise.search import Citation, Hit, ScoreBreakdown
+from unit.test_pipeline_fakes import BUCKET, DATA, load_event, make_rig
+
+ROOT = Path(__file__).resolve().parents[2]
+MANUAL = (DATA / "manual_en.md").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUNKWISE_BUCKET", BUCKET)
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
+
+
+def load(name: str) -> ModuleType:
+    """A fresh copy of functions/<name>/app.py (settings are read at import)."""
+    spec = importlib.util.spec_from_file_location(
+        f"test_fn_{name}_{uuid.uuid4().hex[:8]}", ROOT / "functions" / name / "app.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def merged(*names: str) -> dict[str, Any]:
+    """One SQS batch made of the records of several sample events."""
+    records: list[dict[str, Any]] = []
+    for n in names:
+        records.extend(copy.deepcopy(load_event(n)["Records"]))  # type: ignore[arg-type]
+    return {"Records": records}
+
+
+@pytest.fixture
+def ingest(counter: object) -> tuple[ModuleType, Any]:
+    mod = load("ingest")
+    rig = make_rig(counter)
+    mod._PIPELINE = rig.pipeline
+    return mod, rig
+
+
+def test_settings_are_validated_at_cold_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CHUNKWISE_BUCKET")
+    with pytest.raises(ConfigError, match="CHUNKWISE_BUCKET"):
+        load("ingest")
+    monkeypatch.setenv("CHUNKWISE_BUCKET", "b-1")
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "")
+    with pytest.raises(ConfigError, match="artifacts"):
+        load("ingest")
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")
+    monkeypatch.setenv("CHUNKWISE_OPENSEARCH_AUTH", "kerberos")
+    with pytest.raises(ConfigError, match="OPENSEARCH_AUTH"):
+        load("ingest")
+
+
+def test_put_then_second_version_then_delete(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+    doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    out = mod.lambda_handler(load_event("sqs_s3_put.json"), LocalContext())
+    assert out == {"batchItemFailures": []}
+    assert rig.index.live(doc_id) == {"v0001"}
+    rig.store.put("incoming/manual_en.md", MANUAL + b"\n\nRevised.\n")
+    out = mod.lambda_handler(load_event("sqs_s3_put_second_version.json"), LocalContext())
+    assert out == {"batchItemFailures": []}
+    assert rig.index.live(doc_id) == {"v0002"}
+    rig.store.delete("incoming/manual_en.md")
+    out = mod.lambda_handler(load_event("sqs_s3_delete_marker.json"), LocalContext())
+    assert out == {"batchItemFailures": []}
+    assert rig.index.live(doc_id) == set()
+
+
+def test_test_event_is_skipped(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+    out = mod.lambda_handler(load_event("sqs_s3_test_event.json"), LocalContext())
+    assert out == {"batchItemFailures": []}
+    assert rig.store.heads == 0
+
+
+def test_poison_in_a_batch_fails_alone(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    rig.store.put(
+        "incoming/Berichte/Übersicht März 2026.pdf", (DATA / "handbuch_de.pdf").read_bytes()
+    )
+    rig.store.put(
+        "incoming/price list 2026 (A+B).txt", (DATA / "hostile" / "binary.txt").read_bytes()
+    )
+    event = merged(
+        "sqs_s3_put.json",
+        "sqs_s3_put_plus_key.json",
+        "sqs_s3_test_event.json",
+        "sqs_s3_put_non_ascii_key.json",
+    )
+    out = mod.lambda_handler(event, LocalContext())
+    poison_id = event["Records"][1]["messageId"]
+    assert out == {"batchItemFailures": [{"itemIdentifier": poison_id}]}
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/manual_en.md")) == {"v0001"}
+    key = "incoming/Berichte/Übersicht März 2026.pdf"
+    assert rig.index.live(make_doc_id(BUCKET, key)) == {"v0002"}
+
+
+def test_all_failed_batch_is_reported_not_raised(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+    rig.store.put(
+        "incoming/price list 2026 (A+B).txt", (DATA / "hostile" / "binary.txt").read_bytes()
+    )
+    event = load_event("sqs_s3_put_plus_key.json")
+    out = mod.lambda_handler(event, LocalContext())
+    assert out["batchItemFailures"] == [{"itemIdentifier": event["Records"][0]["messageId"]}]  # type: ignore[index]
+
+
+def test_transient_and_unparseable_are_failures(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+
+    def boom(key: str) -> None:
+        raise TransientError("s3 head: SlowDown")
+
+    rig.store.head_current = boom
+    event = merged("sqs_s3_put.json")
+    bad = copy.deepcopy(event["Records"][0])
+    bad["messageId"] = "not-json"
+    bad["body"] = "{{{"
+    event["Records"].append(bad)
+    out = mod.lambda_handler(event, LocalContext())
+    assert {f["itemIdentifier"] for f in out["batchItemFailures"]} == {
+        event["Records"][0]["messageId"],
+        "not-json",
+    }
+
+
+def test_eventbridge_events_via_sqs_and_direct(ingest: tuple[ModuleType, Any]) -> None:
+    mod, rig = ingest
+    doc_id = make_doc_id(BUCKET, "incoming/handbuch_de.md")
+    rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
+    out = mod.lambda_handler(load_event("sqs_eventbridge_object_created.json"), LocalContext())
+    assert out == {"batchItemFailures": []} and rig.index.live(doc_id) == {"v0001"}
+    rig.store.delete("incoming/handbuch_de.md")
+    out = mod.lambda_handler(load_event("eventbridge_object_deleted.json"), LocalContext())
+    assert out == {"batchItemFailures": []} and rig.index.live(doc_id) == set()
+
+
+def test_rechunk_message_goes_to_the_generation(ingest: tuple[ModuleType, Any]) -> None:
+    from chunkwise.pipeline import change_message
+
+    mod, rig = ingest
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    event = merged("sqs_s3_put.json")
+    event["Records"][0]["body"] = change_message(BUCKET, "incoming/manual_en.md", "rechunk", "g9")
+    assert mod.lambda_handler(event, LocalContext()) == {"batchItemFailures": []}
+    assert rig.indexes["g9"].live(make_doc_id(BUCKET, "incoming/manual_en.md")) == {"v0001"}
+    assert rig.index.docs == {}
+
+
+# --------------------------------------------------------------------------- query
+
+
+class FakeSearcher:
+    fusion = "client"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, Any]] = []
+
+    def search(self, query: str, k: int, filters: Any) -> list[Hit]:
+        self.calls.append((query, k, filters))
+        return [
+            Hit(
+                id="d:v1:0",
+                doc_id="d",
+                chunk_index=0,
+                last_modified="2026-03-02T09:00:00.000Z",
+                kind="prose",
+                lang="de",
+                citation=Citation(
+                    key="incoming/Übersicht.pdf",
+                    revision="v1",
+                    page_start=2,
+                    page_end=2,
+                    start=10,
+                    end=20,
+                    heading_path=["Wartung"],
+                    body="Filter prüfen",
+                ),
+                score=ScoreBreakdown(fused=0.03, fusion="rrf-client"),
+            )
+        ]
+
+
+def test_query_get_and_post() -> None:
+    mod = load("query")
+    fake = FakeSearcher()
+    mod._SEARCHER = fake
+    out = mod.lambda_handler(load_event("query_function_url.json"), LocalContext())
+    assert out["statusCode"] == 200
+    body = json.loads(out["body"])
+    assert body["query"] == "Wie hoch ist der Preis?" and body["k"] == 3
+    hit = body["hits"][0]
+    assert hit["rank"] == 1
+    assert hit["citation"] == {
+        "key": "incoming/Übersicht.pdf",
+        "revision": "v1",
+        "page_start": 2,
+        "page_end": 2,
+        "start": 10,
+        "end": 20,
+        "heading_path": ["Wartung"],
+        "body": "Filter prüfen",
+    }
+    out = mod.lambda_handler(load_event("query_function_url_post.json"), LocalContext())
+    assert out["statusCode"] == 200
+    q, k, filters = fake.calls[-1]
+    assert (q, k, filters.key_prefix, filters.langs) == (
+        "maintenance interval",
+        5,
+        "incoming/",
+        ("en",),
+    )
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"q": "   "}, {"q": "x", "k": "0"}, {"q": "x", "k": "many"}]
+)
+def test_query_bad_requests(params: dict[str, str]) -> None:
+    mod = load("query")
+    mod._SEARCHER = FakeSearcher()
+    event = copy.deepcopy(load_event("query_function_url.json"))
+    event["queryStringParameters"] = params
+    assert mod.lambda_handler(event, LocalContext())["statusCode"] == 400
+
+
+def test_query_unavailable_is_503() -> None:
+    mod = load("query")
+
+    class Down(FakeSearcher):
+        def search(self, query: str, k: int, filters: Any) -> list[Hit]:
+            raise TransientError("OpenSearch unavailable after 3 attempts")
+
+    mod._SEARCHER = Down()
+    out = mod.lambda_handler(load_event("query_function_url.json"), LocalContext())
+    assert out["statusCode"] == 503
+
+
+# --------------------------------------------------------------------------- reconcile + admin
+
+
+def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkwise import aws
+    from chunkwise.pipeline import GenerationCheck, SweepResult
+
+    mod = load("reconcile")
+    calls: list[Any] = []
+    monkeypatch.setattr(
+        aws,
+        "run_sweep",
+        lambda s, enqueue: calls.append(("sweep", enqueue)) or SweepResult(3, 2, ["k"], 1),
+    )
+    monkeypatch.setattr(
+        aws, "start_rechunk", lambda s, g: calls.append(("rechunk", g)) or ("g7", 3)
+    )
+    monkeypatch.setattr(
+        aws,
+        "finish_rechunk",
+        lambda s, g, force: GenerationCheck(g, 3, 3, (), ()),
+    )
+    out = mod.lambda_handler(load_event("scheduled_reconcile.json"), LocalContext())
+    assert out["drifted"] == 1 and out["enqueued"] == 1 and calls[0] == ("sweep", False)
+    out = mod.lambda_handler(load_event("reconcile_rechunk_start.json"), LocalContext())
+    assert out == {"action": "rechunk", "generation": "g7", "enqueued": 3}
+    out = mod.lambda_handler(load_event("reconcile_rechunk_finish.json"), LocalContext())
+    assert out["complete"] and out["swapped"]
+    with pytest.raises(ValueError, match="unknown action"):
+        mod.lambda_handler({"action": "explode"}, LocalContext())
+
+
+def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkwise import aws
+
+    mod = load("admin")
+    sent: list[dict[str, Any]] = []
+
+    class Resp:
+        status = 200
+
+        def __enter__(self) -> Resp:
+            return self
+
+        def __exit__(self, *a: object) -> None:
+            return None
+
+    def urlopen(req: Any, timeout: float) -> Resp:
+        assert req.get_method() == "PUT" and req.full_url.startswith("https://cloudformation")
+        sent.append(json.loads(req.data))
+        return Resp()
+
+    monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
+    calls: list[Any] = []
+    monkeypatch.setattr(
+        aws,
+        "ensure_index",
+        lambda s, generation=None: calls.append(s.index_prefix) or {"live_index": "chunks-g1"},
+    )
+    out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
+    assert out["Status"] == "SUCCESS" and sent[-1]["Status"] == "SUCCESS"
+    assert sent[-1]["PhysicalResourceId"] == "chunkwise-index-chunks"
+    assert sent[-1]["Data"] == {"live_index": "chunks-g1"}
+    mod.lambda_handler(load_event("cfn_admin_update.json"), LocalContext())
+    assert sent[-1]["Status"] == "SUCCESS" and calls == ["chunks", "chunks"]
+    mod.lambda_handler(load_event("cfn_admin_delete.json"), LocalContext())
+    assert sent[-1]["Status"] == "SUCCESS" and len(calls) == 2  # delete keeps the data
+
+    def broken(s: Any, generation: Any = None) -> dict[str, Any]:
+        raise TransientError("OpenSearch unavailable")
+
+    monkeypatch.setattr(aws, "ensure_index", broken)
+    out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
+    assert out["Status"] == "FAILED" and sent[-1]["Status"] == "FAILED"
+    assert "OpenSearch unavailable" in sent[-1]["Reason"]

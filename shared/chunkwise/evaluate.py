@@ -743,19 +743,22 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
         )
     lines += [
         "",
-        "## All search modes (hit@3, all questions)",
+        "## hit@3 by search mode",
         "",
-        "| configuration | " + " | ".join(MODES) + " |",
-        "|---|" + "---:|" * len(MODES),
+        "| configuration | mode | " + " | ".join(groups) + " | all |",
+        "|---|---|" + "---:|" * (len(groups) + 1),
     ]
     for r in reports:
-        lines.append(
-            f"| {r['config']['name']} | "
-            + " | ".join(
-                _pct(r["modes"][md]["all"]["hit@3"]) if md in r["modes"] else "–" for md in MODES
+        for md in MODES:
+            if md not in r["modes"]:
+                continue
+            m = r["modes"][md]
+            cells = [_pct(m[g]["hit@3"]) if g in m else "–" for g in groups]
+            lines.append(
+                f"| {r['config']['name']} | {md} | "
+                + " | ".join(cells)
+                + f" | {_pct(m['all']['hit@3'])} |"
             )
-            + " |"
-        )
     lines += [
         "",
         "## Chunks, tokens, latency",

@@ -1,0 +1,170 @@
+"""End-to-end fixtures: a real S3/SQS emulator (LocalStack host mode or moto server, or
+whatever AWS_ENDPOINT_URL names) and a real OpenSearch node (OPENSEARCH_URL).
+
+The services are started outside pytest (`make test` wraps pytest in
+scripts/with-services.sh; by hand: `chunkwise local up`). Fixtures FAIL, never skip,
+when a service does not answer: a silently skipped end-to-end suite would hide a
+broken setup.
+
+Each test session creates its own bucket, queue, DLQ and index prefix (unique
+names), with a short visibility timeout and maxReceiveCount 2 so that redrive to
+the DLQ happens within seconds, and removes them again afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from chunkwise.local import DEFAULT_ENDPOINT, DEFAULT_OPENSEARCH, Runner, StackConfig, stack_up
+
+VISIBILITY_TIMEOUT = 2
+MAX_RECEIVE_COUNT = 2
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        return json.loads(resp.read() or b"null")
+
+
+def _require_services() -> tuple[str, str]:
+    endpoint = os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT).rstrip("/")
+    os_url = os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH).rstrip("/")
+    try:
+        health = _get(os_url + "/_cluster/health")
+        assert health.get("status") in ("green", "yellow"), health
+    except Exception as exc:
+        pytest.fail(
+            f"OpenSearch not reachable at {os_url}: {exc}; start it with "
+            "`bash tools/opensearch/opensearch.sh up` or set OPENSEARCH_URL",
+            pytrace=False,
+        )
+    try:
+        import boto3
+
+        boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "test"),
+            aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "test"),
+        ).list_buckets()
+    except Exception as exc:
+        pytest.fail(
+            f"S3 emulator not reachable at {endpoint}: {exc}; start it with "
+            "`bash scripts/localstack.sh up` (log .local/localstack/) or set AWS_ENDPOINT_URL",
+            pytrace=False,
+        )
+    return endpoint, os_url
+
+
+@dataclass
+class Stack:
+    cfg: StackConfig
+    runner: Runner
+    s3: Any
+    sqs: Any
+
+    @property
+    def bucket(self) -> str:
+        return self.cfg.bucket
+
+    def key(self, name: str) -> str:
+        return f"{self.cfg.input_prefix}{name}"
+
+    def put(self, key: str, data: bytes) -> str:
+        resp = self.s3.put_object(Bucket=self.bucket, Key=key, Body=data)
+        return str(resp["VersionId"])
+
+    def delete(self, key: str) -> None:
+        self.s3.delete_object(Bucket=self.bucket, Key=key)
+
+    def run_until(self, pred: Callable[[], bool], timeout: float = 90.0) -> None:
+        if not self.runner.run(until=pred, max_seconds=timeout):
+            raise AssertionError(f"condition not reached within {timeout}s ({self.runner.stats})")
+
+    def dlq_messages(self) -> list[dict[str, Any]]:
+        resp = self.sqs.receive_message(
+            QueueUrl=self.cfg.dlq_url, MaxNumberOfMessages=10, VisibilityTimeout=0
+        )
+        return list(resp.get("Messages", []))
+
+
+@pytest.fixture(scope="package")
+def stack() -> Iterator[Stack]:
+    endpoint, os_url = _require_services()
+    saved = dict(os.environ)
+    tag = uuid.uuid4().hex[:8]
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    os.environ["POWERTOOLS_LOG_LEVEL"] = "WARNING"
+    cfg = StackConfig(
+        bucket=f"e2e-{tag}",
+        queue=f"e2e-{tag}-ingest",
+        dlq=f"e2e-{tag}-dlq",
+        index_prefix=f"e2e-{tag}",
+        visibility_timeout=VISIBILITY_TIMEOUT,
+        max_receive_count=MAX_RECEIVE_COUNT,
+        endpoint=endpoint,
+        opensearch_url=os_url,
+    )
+    stack_up(cfg, start=False)
+    runner = Runner(cfg, wait_seconds=1)
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name=cfg.region)
+    sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=cfg.region)
+    try:
+        yield Stack(cfg, runner, s3, sqs)
+    finally:
+        _cleanup(cfg, s3, sqs, os_url)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _cleanup(cfg: StackConfig, s3: Any, sqs: Any, os_url: str) -> None:
+    try:
+        for page in s3.get_paginator("list_object_versions").paginate(Bucket=cfg.bucket):
+            objs = [
+                {"Key": v["Key"], "VersionId": v["VersionId"]}
+                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+            ]
+            if objs:
+                s3.delete_objects(Bucket=cfg.bucket, Delete={"Objects": objs})
+        s3.delete_bucket(Bucket=cfg.bucket)
+        for url in (cfg.queue_url, cfg.dlq_url):
+            sqs.delete_queue(QueueUrl=url)
+    except Exception as exc:  # cleanup is best effort
+        print(f"e2e cleanup (S3/SQS): {exc}")
+    try:
+        req = urllib.request.Request(f"{os_url}/{cfg.index_prefix}-*", method="DELETE")
+        urllib.request.urlopen(req, timeout=30).read()
+    except Exception as exc:
+        print(f"e2e cleanup (OpenSearch): {exc}")
+
+
+@pytest.fixture(scope="package")
+def searcher(stack: Stack) -> Any:
+    from chunkwise.embed import get_embedder
+    from chunkwise.index import IndexNames
+    from chunkwise.index_opensearch import connect
+    from chunkwise.search_opensearch import Searcher
+
+    return Searcher(
+        connect(stack.cfg.opensearch_url), get_embedder("local"), IndexNames(stack.cfg.index_prefix)
+    )
+
+
+@pytest.fixture(scope="package")
+def index(stack: Stack) -> Any:
+    from chunkwise.index import IndexNames
+    from chunkwise.index_opensearch import OpenSearchIndex, connect
+
+    return OpenSearchIndex(connect(stack.cfg.opensearch_url), IndexNames(stack.cfg.index_prefix))

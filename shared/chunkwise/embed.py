@@ -93,6 +93,15 @@ class Embedder(Protocol):
         """How many texts one `embed` call sends to the model at a time."""
         ...
 
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """Languages the model was trained on (ISO 639-1), None if multilingual.
+
+        Search does not ask a model for similarity in a language it cannot read:
+        such a query is answered by the lexical retriever alone.
+        """
+        ...
+
     def count_tokens(self, text: str) -> int:
         """Tokens the model sees for `text` (special tokens included, untruncated)."""
         ...
@@ -369,6 +378,12 @@ class MiniLMEmbedder:
         self._model: _BertEncoder | None = None
 
     # -- port properties
+    @property
+    def languages(self) -> frozenset[str] | None:
+        # all-MiniLM-L6-v2 is an uncased English model: German words fall apart
+        # into sub-word pieces and land near unrelated text.
+        return frozenset({"en"})
+
     @property
     def name(self) -> str:
         return MINILM_NAME

@@ -91,6 +91,10 @@ class _BedrockBase:
         self._counter = token_counter
 
     @property
+    def languages(self) -> frozenset[str] | None:
+        return None  # Titan v2 and Cohere multilingual v3 are multilingual models
+
+    @property
     def client(self) -> Any:
         if self._client is None:
             self._client = make_bedrock_client()

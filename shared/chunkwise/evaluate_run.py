@@ -83,6 +83,7 @@ class _CachedQueries:
     dimension = property(lambda self: self.inner.dimension)
     max_tokens = property(lambda self: self.inner.max_tokens)
     batch_size = property(lambda self: self.inner.batch_size)
+    languages = property(lambda self: self.inner.languages)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)

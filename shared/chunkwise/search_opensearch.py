@@ -130,13 +130,24 @@ class Searcher:
             raise ValueError("k must be >= 1")
         f = filters or SearchFilters()
         qlang = lang or guess_query_lang(query)
-        vector = self.embedder.embed_query(query)
         window = k * self.candidates
+        if not self.embedder_reads(qlang):
+            return postprocess(self._lexical(query, window, f, qlang), k)
+        vector = self.embedder.embed_query(query)
         if self.fusion == "server":
             hits = self._server(query, vector, window, f, qlang)
         else:
             hits = self._client(query, vector, window, f, qlang)
         return postprocess(hits, k)
+
+    def embedder_reads(self, lang: str | None) -> bool:
+        """False when the query's language is known and the model was not trained on
+        it: its vectors would only add noise to the fused ranking."""
+        languages = getattr(self.embedder, "languages", None)
+        return languages is None or lang is None or lang in languages
+
+    def _lexical(self, query: str, window: int, f: SearchFilters, lang: str | None) -> list[Hit]:
+        return hits_from_response(self._search(bm25_query(query, window, f, lang=lang)), "bm25")
 
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
         return with_retries(

@@ -103,3 +103,29 @@ def test_neural_search_without_rrf_falls_back_to_normalization() -> None:
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     assert s.search("q", k=1)[0].score.fusion == "norm-server"
     assert client.searches[-1][1] == {"search_pipeline": PIPELINE_NORM}
+
+
+class _EnglishOnlyEmbedder(_FakeEmbedder):
+    languages = frozenset({"en"})
+
+    def embed_query(self, text: str) -> list[float]:
+        raise AssertionError("a German query must not be embedded by an English-only model")
+
+
+def test_query_in_a_language_the_model_cannot_read_is_answered_lexically() -> None:
+    client = _Client(["opensearch-knn", "opensearch-neural-search"])
+    s = Searcher(client, _EnglishOnlyEmbedder())  # type: ignore[arg-type]
+    hits = s.search("Was kostet der Jahrespreis für den Tarif?", k=2)
+    assert len(hits) == 2 and hits[0].score.fusion == "bm25"
+    assert hits[0].score.bm25_rank == 1 and hits[0].score.knn_rank is None
+    assert len(client.searches) == 1 and "multi_match" in str(client.searches[0][0])
+    assert "knn" not in str(client.searches[0][0]) and client.searches[0][1] == {}
+
+
+def test_english_or_unknown_query_still_uses_both_retrievers() -> None:
+    client = _Client(["opensearch-knn", "opensearch-neural-search"])
+    s = Searcher(client, _EnglishOnlyEmbedder.__mro__[1]())  # type: ignore[arg-type]
+    assert s.embedder_reads("de") and s.embedder_reads(None)
+    english = Searcher(client, _EnglishOnlyEmbedder())  # type: ignore[arg-type]
+    assert english.embedder_reads("en") and english.embedder_reads(None)
+    assert not english.embedder_reads("de")

@@ -365,14 +365,26 @@ def keep_newest_revision(hits: Iterable[Hit]) -> list[Hit]:
     return [h for h in hits if revision_sort_key(h.last_modified, h.revision) == newest[h.doc_id]]
 
 
+# A hit is a duplicate of a better one when at least this share of the shorter
+# span is shared: chunkers with overlap repeat a sentence or two, which must
+# not hide the chunk that holds the rest of the answer.
+DUPLICATE_SPAN_SHARE = 0.5
+
+
+def _same_passage(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    shorter = min(a[1] - a[0], b[1] - b[0])
+    return shared > 0 and shared >= DUPLICATE_SPAN_SHARE * max(shorter, 1)
+
+
 def dedupe_overlapping(hits: Iterable[Hit]) -> list[Hit]:
-    """Keep the best-ranked of hits whose [start, end) spans overlap in one revision."""
+    """Keep the best-ranked of hits citing mostly the same span of one revision."""
     kept: list[Hit] = []
     spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for h in hits:
         c = h.citation
         lst = spans.setdefault((h.doc_id, c.revision), [])
-        if any(c.start < e and s < c.end for s, e in lst):
+        if any(_same_passage((c.start, c.end), span) for span in lst):
             continue
         if c.start == c.end and any(s == c.start == e for s, e in lst):
             continue

@@ -149,12 +149,14 @@ def test_dedupe_overlapping_spans_keeps_best_ranked() -> None:
                     _raw("b", 2, _src("d", "r", lm, 50, 150)),
                     _raw("c", 1, _src("d", "r", lm, 100, 200)),
                     _raw("e", 1, _src("e", "r", lm, 0, 100)),
+                    # shares only 10 chars (an overlap prefix) with "c": a different passage
+                    _raw("f", 1, _src("d", "r", lm, 190, 300)),
                 ]
             }
         },
         "knn",
     )
-    assert [h.id for h in dedupe_overlapping(hits)] == ["a", "c", "e"]
+    assert [h.id for h in dedupe_overlapping(hits)] == ["a", "c", "e", "f"]
     assert [h.id for h in postprocess(hits, 2)] == ["a", "c"]
     assert hits[0].score.knn_rank == 1
 

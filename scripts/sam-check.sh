@@ -138,8 +138,9 @@ smoke() {
         local path="$ROOT/$dir/$fn:$ROOT/$dir/IcuLayer/python:$ROOT/$dir/DepsLayer/python"
         [ "$fn" = IngestFunction ] && path="$path:$ROOT/$dir/ExtractLayer/python"
         path="$path:$ROOT/$RUNTIME_SIM"
+        local extract=""; [ "$fn" = IngestFunction ] && extract=1
         env -i PATH="$PATH" HOME="$HOME" PYTHONPATH="$path" PYTHONNOUSERSITE=1 \
-            PYTHONDONTWRITEBYTECODE=1 \
+            PYTHONDONTWRITEBYTECODE=1 SMOKE_EXTRACT="$extract" \
             AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 \
             POWERTOOLS_TRACE_DISABLED=true POWERTOOLS_METRICS_DISABLED=true \
             CHUNKWISE_BUCKET=smoke-bucket CHUNKWISE_ARTIFACTS_BUCKET=smoke-artifacts \
@@ -150,8 +151,22 @@ smoke() {
             "$py" -S -c '
 import sys, importlib.util
 sys.path[:0] = [p for p in __import__("os").environ["PYTHONPATH"].split(":")]
+import os
 import app, chunkwise.segment, tokenizers, opensearchpy, aws_lambda_powertools, pydantic_settings
 assert callable(app.lambda_handler)
+# ICU from its layer: sentence breaks work
+assert chunkwise.split_sentences("Dr. Müller kam am 3. Oktober. Dann ging er.", "de")
+# token counts from the tokenizer layer, with the cap of the configured Bedrock model
+# (the handlers point the core at the layer via CHUNKWISE_MODEL_PATH at cold start)
+from pathlib import Path
+import chunkwise.tokens
+if hasattr(chunkwise.tokens, "configure_default_model"):
+    chunkwise.tokens.configure_default_model(Path(os.environ["CHUNKWISE_MODEL_PATH"]))
+from chunkwise.embed import get_embedder
+emb = get_embedder(os.environ["CHUNKWISE_EMBEDDER"])
+assert emb.count_tokens("Hallo Welt") > 0 and emb.max_tokens <= 8192
+if os.environ.get("SMOKE_EXTRACT"):
+    import lxml.html, docx, pypdfium2, pdfplumber
 if importlib.util.find_spec("numpy") is not None and "site-packages" in importlib.util.find_spec("numpy").origin:
     raise SystemExit("numpy came from outside the build")
 print("ok")' >/dev/null \

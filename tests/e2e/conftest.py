@@ -71,6 +71,7 @@ class Stack:
     runner: Runner
     s3: Any
     sqs: Any
+    delete_marker_events: bool = True  # False on moto server: no event for delete markers
 
     @property
     def bucket(self) -> str:
@@ -122,7 +123,12 @@ def stack() -> Iterator[Stack]:
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name=cfg.region)
     sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=cfg.region)
     try:
-        yield Stack(cfg, runner, s3, sqs)
+        _get(endpoint + "/_localstack/health")
+        is_localstack = True
+    except Exception:
+        is_localstack = False
+    try:
+        yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack)
     finally:
         _cleanup(cfg, s3, sqs, os_url)
         os.environ.clear()

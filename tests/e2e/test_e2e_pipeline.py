@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from chunkwise.index import State, make_doc_id
+from chunkwise.pipeline import parse_message
 from chunkwise.search import SearchFilters
 
 pytestmark = pytest.mark.e2e
@@ -80,6 +81,12 @@ def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     stack.run_until(lambda: complete_live(index, doc_id, rev))
     assert hits_for(searcher, "gasket valve", doc_id)
     stack.delete(key)
+    if not stack.delete_marker_events:
+        # moto sends no event for a delete marker (DESIGN section 4): the sweep repairs it
+        from chunkwise.aws import load_settings, run_sweep
+
+        stack.runner.run(until_idle=2, max_seconds=30)
+        run_sweep(load_settings(), enqueue=True)
     stack.run_until(lambda: not live_revisions(index, doc_id))
     assert hits_for(searcher, "gasket valve", doc_id) == []
 
@@ -144,7 +151,7 @@ def test_reconcile_repairs_document_whose_event_was_lost(
         )
         for m in resp.get("Messages", []):
             stack.sqs.delete_message(QueueUrl=stack.cfg.queue_url, ReceiptHandle=m["ReceiptHandle"])
-            lost = lost or "lost/handbuch.md" in m["Body"]
+            lost = lost or any(c.key == key for c in parse_message(m["Body"]))
     assert lost, "the put event never arrived"
     stack.runner.run(until_idle=3, max_seconds=30)
     assert not live_revisions(index, doc_id)

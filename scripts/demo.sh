@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# `make demo`: the whole pipeline on the local stack, end to end, with cited answers.
+#
+#  1. starts the local stack (OpenSearch + LocalStack, bucket/queue/DLQ/index) via
+#     `chunkwise local up` (OPENSEARCH_URL / AWS_ENDPOINT_URL: use those instead)
+#  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown)
+#  3. runs the local runner (the ingest Lambda's own handler) until they are searchable
+#  4. asks a few questions and prints cited answers
+#  5. uploads a revised document: only the new revision is returned
+#  6. deletes a document: it is gone from the results
+#  7. leaves the stack running; stop it with `chunkwise local down`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+if [[ ! -x $BIN/chunkwise ]]; then
+  echo "demo: .venv missing; run 'make setup' first" >&2
+  exit 1
+fi
+export POWERTOOLS_LOG_LEVEL=${POWERTOOLS_LOG_LEVEL:-WARNING}
+export POWERTOOLS_METRICS_DISABLED=true POWERTOOLS_TRACE_DISABLED=true
+
+echo "== 1/6 local stack"
+$BIN/chunkwise local up --index-prefix "${CHUNKWISE_DEMO_INDEX:-chunks}" \
+  --bucket "${CHUNKWISE_DEMO_BUCKET:-chunkwise-demo}" \
+  --queue chunkwise-demo-ingest --dlq chunkwise-demo-dlq \
+  --visibility-timeout 30 --max-receive-count 3
+
+exec $BIN/python - <<'PY'
+import sys
+import time
+from pathlib import Path
+
+from chunkwise.aws import load_settings
+from chunkwise.embed import get_embedder
+from chunkwise.index import make_doc_id
+from chunkwise.index_opensearch import OpenSearchIndex, connect
+from chunkwise.local import Runner, apply_env, load_state
+from chunkwise.search import SearchFilters
+from chunkwise.search_opensearch import Searcher
+
+import boto3
+
+DATA = Path("tests/data")
+cfg = load_state()
+assert cfg is not None
+apply_env(cfg.env())
+settings = load_settings()
+s3 = boto3.client("s3", endpoint_url=cfg.endpoint, region_name=cfg.region)
+client = connect(cfg.opensearch_url)
+index = OpenSearchIndex(client, settings.names)
+searcher = Searcher(client, get_embedder(settings.embedder), settings.names)
+runner = Runner(cfg)
+
+DOCS = {
+    "en/X17 pump manual.pdf": "manual_en.pdf",
+    "de/Betriebsanleitung Pumpe X17.pdf": "handbuch_de.pdf",
+    "en/pricing 2026.docx": "pricing_en.docx",
+    "de/Preise 2026.html": "preise_de.html",
+    "de/Katalog Übersicht.pdf": "katalog_de_repeat.pdf",
+}
+
+
+def out(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def key(name: str) -> str:
+    return cfg.input_prefix + name
+
+
+def live(k: str) -> set[str]:
+    states = index.revision_states(make_doc_id(cfg.bucket, k))
+    return {r for r, s in states.items() if s.complete_live}
+
+
+def wait_live(want: dict[str, str], timeout: float = 300.0) -> None:
+    t0 = time.monotonic()
+    done: set[str] = set()
+
+    def check() -> bool:
+        for k, rev in want.items():
+            if k not in done and live(k) == {rev}:
+                done.add(k)
+                out(f"   searchable after {time.monotonic() - t0:5.1f}s: {k} @ {rev}")
+        return len(done) == len(want)
+
+    if not runner.run(until=check, max_seconds=timeout):
+        sys.exit(f"demo: not searchable within {timeout}s: {sorted(set(want) - done)}")
+
+
+def ask(question: str, k: int = 3, filters: SearchFilters | None = None) -> list:
+    out(f"\n   Q: {question}")
+    hits = searcher.search(question, k, filters)
+    if not hits:
+        out("      (no results)")
+    for i, h in enumerate(hits, 1):
+        c = h.citation
+        pages = ""
+        if c.page_start is not None:
+            pages = f", p.{c.page_start}" + (f"-{c.page_end}" if c.page_end not in (None, c.page_start) else "")
+        body = " ".join(c.body.split())
+        body = body if len(body) <= 220 else body[:220] + "…"
+        out(f"   {i}. {c.key} @ {c.revision}{pages}, [{c.start}, {c.end})")
+        if c.heading_path:
+            out(f"      § {' > '.join(c.heading_path)}")
+        out(f"      \"{body}\"")
+    return hits
+
+
+out("\n== 2/6 upload sample documents")
+revs = {}
+for name, src in DOCS.items():
+    k = key(name)
+    revs[k] = s3.put_object(Bucket=cfg.bucket, Key=k, Body=(DATA / src).read_bytes())["VersionId"]
+    out(f"   s3://{cfg.bucket}/{k}  ({src})")
+
+out("\n== 3/6 runner: queue -> ingest handler -> OpenSearch")
+wait_live(revs)
+
+out("\n== 4/6 questions with cited answers")
+ask("How often must the inlet filter be checked?")
+ask("Wie oft muss der Einlassfilter geprüft werden?")
+ask("What does the Team plan cost per user?")
+ask("Was kostet der Schlafsack -5 °C in der Region Alpen?")
+
+out("\n== 5/6 revised document: only the new revision is returned")
+manual = key("en/X17 pump manual.md")
+v1 = s3.put_object(Bucket=cfg.bucket, Key=manual, Body=(DATA / "manual_en.md").read_bytes())["VersionId"]
+wait_live({manual: v1})
+ask("How often must the inlet filter be checked?", 2, SearchFilters(doc_ids=(make_doc_id(cfg.bucket, manual),)))
+revised = (DATA / "manual_en.md").read_text(encoding="utf-8").replace(
+    "every 500 operating hours", "every 250 operating hours (revised interval)"
+)
+v2 = s3.put_object(Bucket=cfg.bucket, Key=manual, Body=revised.encode("utf-8"))["VersionId"]
+out(f"   uploaded revision {v2} of {manual}")
+wait_live({manual: v2})
+hits = ask("How often must the inlet filter be checked?", 3, SearchFilters(doc_ids=(make_doc_id(cfg.bucket, manual),)))
+revisions = {h.revision for h in hits}
+out(f"   revisions in the results: {sorted(revisions)} (old {v1} {'ABSENT' if v1 not in revisions else 'PRESENT!'})")
+
+out("\n== 6/6 delete a document")
+gone = key("de/Preise 2026.html")
+s3.delete_object(Bucket=cfg.bucket, Key=gone)
+out(f"   deleted s3://{cfg.bucket}/{gone}")
+t0 = time.monotonic()
+runner.run(until=lambda: not live(gone), max_seconds=120)
+out(f"   retired after {time.monotonic() - t0:.1f}s")
+hits = ask("Preis pro Nutzer im Team-Tarif", 5)
+out(f"   results from the deleted document: {sum(h.citation.key == gone for h in hits)}")
+
+s = runner.stats
+out(f"\nrunner: {s.batches} batches, {s.received} messages, {s.succeeded} ok, {s.failed} failed")
+out("\nThe stack is still running. Try:")
+out("   .venv/bin/chunkwise search 'Druckverlust Filter' --k 3")
+out("   .venv/bin/chunkwise local status")
+out("   .venv/bin/chunkwise local run          # keeps ingesting uploads to s3://%s/%s" % (cfg.bucket, cfg.input_prefix))
+out("Stop it with:  .venv/bin/chunkwise local down")
+PY

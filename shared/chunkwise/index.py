@@ -195,6 +195,31 @@ def index_body(
     }
 
 
+def template_name(names: IndexNames) -> str:
+    return f"{names.prefix}-chunks"
+
+
+def index_template_body(names: IndexNames, *, shards: int = 1, replicas: int = 0) -> dict[str, Any]:
+    """Composable index template for every generation index of this deployment.
+
+    It carries everything that does not depend on the embedding model (settings,
+    strict mapping of the chunk fields, analyzers), so even an index created by
+    mistake under the prefix (e.g. an auto-create from a write to a missing
+    generation) gets the real mapping, never a dynamic guess. The vector field's
+    dimension comes with each generation's own create request.
+    """
+    body = index_body(1, shards=shards, replicas=replicas)
+    mappings = body["mappings"]
+    del mappings["properties"]["embedding"]
+    mappings["_meta"] = {"chunk_schema_version": CHUNK_SCHEMA_VERSION}
+    return {
+        "index_patterns": [f"{names.prefix}-*"],
+        "priority": 100,
+        "template": {"settings": body["settings"], "mappings": mappings},
+        "_meta": {"managed_by": "chunkwise", "chunk_schema_version": CHUNK_SCHEMA_VERSION},
+    }
+
+
 def read_alias_filter() -> dict[str, Any]:
     return {"term": {"state": State.LIVE.value}}
 

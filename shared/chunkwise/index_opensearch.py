@@ -56,12 +56,14 @@ from chunkwise.index import (
     delete_revision_body,
     flip_live_body,
     index_body,
+    index_template_body,
     parse_revision_states,
     revision_states_query,
     stale_chunks_body,
     supersede_body,
     swap_actions,
     sweep_body,
+    template_name,
     utcnow_iso,
     visible_keys_query,
 )
@@ -284,8 +286,20 @@ class OpenSearchIndex:
                 raise GenerationError(f"generation index {index} exists already")
             self.client.indices.create(index=index, body=body)
 
+        self.ensure_template(shards=shards, replicas=replicas)
+
         with_retries(self.policy, f"create {index}", create)
         return index
+
+    def ensure_template(self, *, shards: int = 1, replicas: int = 0) -> None:
+        """Install (or update) the index template for this deployment's generations."""
+        body = index_template_body(self.names, shards=shards, replicas=replicas)
+        name = template_name(self.names)
+        with_retries(
+            self.policy,
+            f"put index template {name}",
+            lambda: self.client.indices.put_index_template(name=name, body=body),
+        )
 
     def alias_holders(self, alias: str) -> list[str]:
         def get() -> list[str]:

@@ -13,7 +13,7 @@ from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_index
 from chunkwise.embed import MiniLMEmbedder, default_embedder
-from chunkwise.index import IndexNames, make_doc_id, reconcile
+from chunkwise.index import IndexNames, make_doc_id, reconcile, template_name
 from chunkwise.index_opensearch import GenerationError, OpenSearchIndex, connect
 from chunkwise.search_opensearch import Searcher
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
@@ -48,6 +48,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
     ix = OpenSearchIndex(client, n)
     for g in ix.generations():
         ix.drop(g, force=True)
+    client.indices.delete_index_template(name=template_name(n), ignore=[404])
 
 
 def _fill(ix: OpenSearchIndex, embedder: MiniLMEmbedder, s3: FakeS3) -> None:
@@ -161,3 +162,25 @@ def test_cli_create_swap_sweep_drop(
     assert main_index(["drop", "a1", *common]) == 0
     assert main_index(["swap", "nope", *common]) == 1
     assert main_index(["create", "--generation", "WRITE", *common]) == 2
+
+
+def test_generation_template_gives_any_index_under_the_prefix_the_real_mapping(
+    client: OpenSearch, names: IndexNames, embedder: MiniLMEmbedder
+) -> None:
+    ix = OpenSearchIndex(client, names)
+    index = ix.create_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
+    template = client.indices.get_index_template(name=template_name(names))["index_templates"][0]
+    assert template["index_template"]["index_patterns"] == [f"{names.prefix}-*"]
+    # The generation keeps its own vector field on top of the template's fields.
+    mapping = client.indices.get_mapping(index=index)[index]["mappings"]
+    assert mapping["properties"]["embedding"]["dimension"] == embedder.dimension
+    assert mapping["properties"]["text_de"]["analyzer"] == "german"
+    # An index created by mistake under the prefix is strict, never dynamic.
+    stray = f"{names.prefix}-stray"
+    client.indices.create(index=stray)
+    try:
+        stray_mapping = client.indices.get_mapping(index=stray)[stray]["mappings"]
+        assert stray_mapping["dynamic"] == "strict"
+        assert stray_mapping["properties"]["doc_id"]["type"] == "keyword"
+    finally:
+        client.indices.delete(index=stray)

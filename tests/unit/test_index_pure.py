@@ -323,3 +323,16 @@ def test_revision_without_chunks_retires_older_ones_and_converges() -> None:
     )
     assert res.revision is None and res.rounds == 1
     assert idx.live(doc) == set()
+
+
+def test_index_template_covers_the_prefix_without_a_vector_dimension() -> None:
+    from chunkwise.index import index_template_body, template_name
+
+    names = IndexNames("docs")
+    body = index_template_body(names)
+    assert template_name(names) == "docs-chunks"
+    assert body["index_patterns"] == ["docs-*"]
+    props = body["template"]["mappings"]["properties"]
+    assert "embedding" not in props and props["doc_id"] == {"type": "keyword"}
+    assert body["template"]["mappings"]["dynamic"] == "strict"
+    assert body["template"]["settings"]["index"]["knn"] is True

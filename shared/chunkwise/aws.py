@@ -306,28 +306,19 @@ def ensure_index(
     Creates nothing that exists already; a live generation is left as it is.
     """
     from chunkwise.embed import get_embedder
-    from chunkwise.index import index_body, new_generation_id
-    from chunkwise.index_opensearch import OpenSearchIndex, with_retries
+    from chunkwise.index import new_generation_id
+    from chunkwise.index_opensearch import OpenSearchIndex
     from chunkwise.search_opensearch import detect_caps
 
     client = client or opensearch_client(settings)
     names = settings.names
     emb = embedder or get_embedder(settings.embedder)
     ix = OpenSearchIndex(client, names)
-    # The template gives every generation index of this prefix the same settings and
-    # mapping, also one created by hand or by another tool.
-    body = index_body(emb.dimension, embedder_name=emb.name)
-    template = {
-        "index_patterns": [f"{names.prefix}-*"],
-        "priority": 100,
-        "template": {"settings": body["settings"], "mappings": body["mappings"]},
-        "_meta": {"managed_by": "chunkwise"},
-    }
-    with_retries(
-        ix.policy,
-        "put index template",
-        lambda: client.indices.put_index_template(name=f"{names.prefix}-template", body=template),
-    )
+    # The index adapter owns the index template (same settings + mapping for every
+    # generation of this prefix); older adapters without it create each index in full.
+    ensure_template = getattr(ix, "ensure_template", None)
+    if callable(ensure_template):
+        ensure_template()
     live = ix.ensure_live_generation(
         generation or new_generation_id(), dimension=emb.dimension, embedder_name=emb.name
     )

@@ -152,6 +152,12 @@ def _cleanup(cfg: StackConfig, s3: Any, sqs: Any, os_url: str) -> None:
     try:
         req = urllib.request.Request(f"{os_url}/{cfg.index_prefix}-*", method="DELETE")
         urllib.request.urlopen(req, timeout=30).read()
+        for t in _get(f"{os_url}/_index_template").get("index_templates", []):
+            if t["name"].startswith(f"{cfg.index_prefix}-"):
+                req = urllib.request.Request(
+                    f"{os_url}/_index_template/{t['name']}", method="DELETE"
+                )
+                urllib.request.urlopen(req, timeout=30).read()
     except Exception as exc:
         print(f"e2e cleanup (OpenSearch): {exc}")
 

@@ -321,9 +321,11 @@ class Runner:
         self.queue_arn = self.sqs.get_queue_attributes(
             QueueUrl=cfg.queue_url, AttributeNames=["QueueArn"]
         )["Attributes"]["QueueArn"]
-        self.handler: Callable[[dict[str, Any], Any], dict[str, Any]] = load_function(
-            "ingest"
-        ).lambda_handler
+        module = load_function("ingest")
+        self.handler: Callable[[dict[str, Any], Any], dict[str, Any]] = module.lambda_handler
+        # With POWERTOOLS_METRICS_DISABLED the handler's metrics are never flushed; a
+        # long-running runner clears them after each invocation instead of growing.
+        self._metrics: Any = getattr(module, "metrics", None)
         self.stats = RunStats()
 
     def poll_once(self) -> int:
@@ -347,6 +349,8 @@ class Runner:
         except Exception as exc:  # the whole invocation failed: every message is retried
             _say(f"handler raised {type(exc).__name__}: {exc}; batch returns to the queue")
             failed = {m["MessageId"] for m in messages}
+        if self._metrics is not None:
+            self._metrics.clear_metrics()
         done = [m for m in messages if m["MessageId"] not in failed]
         if done:
             self.sqs.delete_message_batch(

@@ -92,10 +92,7 @@ t1 = time.perf_counter()
 first_use = None
 err = None
 try:
-    from pathlib import Path
-    import chunkwise, chunkwise.tokens
-    if hasattr(chunkwise.tokens, "configure_default_model"):
-        chunkwise.tokens.configure_default_model(Path(os.environ["CHUNKWISE_MODEL_PATH"]))
+    import chunkwise
     chunks = chunkwise.chunk_text(os.environ["BENCH_TEXT"])
     assert chunks
     first_use = time.perf_counter() - t1
@@ -126,6 +123,7 @@ def layer_path(build: Path) -> list[Path]:
         build / "IngestFunction",
         build / "IcuLayer" / "python",
         build / "DepsLayer" / "python",
+        build / "TokenizerLayer" / "python",
         build / "ExtractLayer" / "python",
         RUNTIME_SIM,
     ]
@@ -148,7 +146,9 @@ def child_env(build: Path, mode: str, no_pyc_dir: str | None) -> dict[str, str]:
         "CHUNKWISE_OPENSEARCH_URL": "https://search.invalid",
         "CHUNKWISE_OPENSEARCH_AUTH": "sigv4-es",
         "CHUNKWISE_EMBEDDER": "bedrock:amazon.titan-embed-text-v2:0?dimensions=1024",
-        "CHUNKWISE_MODEL_PATH": str(build / "TokenizerLayer" / "tokenizer" / "all-MiniLM-L6-v2"),
+        "CHUNKWISE_MODEL_PATH": str(
+            build / "TokenizerLayer" / "python" / "all_minilm_l6_v2" / "model.zip"
+        ),
         "BENCH_MODE": mode,
         "BENCH_MODULES": ",".join(HEAVY_FALLBACK),
         "BENCH_WATCH": ",".join(WATCH),
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         what,
         "  (handler module + Powertools + settings validation at import), with PYTHONPATH = "
-        "function dir, ICU, deps and extract layers (tokenizer layer as CHUNKWISE_MODEL_PATH), "
+        "function dir, ICU, deps, tokenizer and extract layers, "
         "then the runtime's boto3 (Lambda's order).",
         "- Build: `.aws-sam/build-x86_64` (x86_64 variant of the same template and pinned "
         "requirements; this machine cannot load the arm64 binaries). Interpreter: CPython "

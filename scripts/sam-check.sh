@@ -136,6 +136,7 @@ smoke() {
     for fn in IngestFunction QueryFunction ReconcileFunction AdminFunction; do
         # Lambda's order: /var/task, layers (/opt/python), then the runtime (/var/runtime).
         local path="$ROOT/$dir/$fn:$ROOT/$dir/IcuLayer/python:$ROOT/$dir/DepsLayer/python"
+        path="$path:$ROOT/$dir/TokenizerLayer/python"
         [ "$fn" = IngestFunction ] && path="$path:$ROOT/$dir/ExtractLayer/python"
         path="$path:$ROOT/$RUNTIME_SIM"
         local extract=""; [ "$fn" = IngestFunction ] && extract=1
@@ -147,7 +148,6 @@ smoke() {
             CHUNKWISE_QUEUE_URL=https://sqs.us-east-1.amazonaws.com/123456789012/smoke \
             CHUNKWISE_OPENSEARCH_URL=https://search.invalid CHUNKWISE_OPENSEARCH_AUTH=sigv4-es \
             CHUNKWISE_EMBEDDER="bedrock:amazon.titan-embed-text-v2:0?dimensions=1024" \
-            CHUNKWISE_MODEL_PATH="$ROOT/$dir/TokenizerLayer/tokenizer/all-MiniLM-L6-v2" \
             "$py" -S -c '
 import sys, importlib.util
 sys.path[:0] = [p for p in __import__("os").environ["PYTHONPATH"].split(":")]
@@ -157,14 +157,13 @@ assert callable(app.lambda_handler)
 # ICU from its layer: sentence breaks work
 assert chunkwise.split_sentences("Dr. Müller kam am 3. Oktober. Dann ging er.", "de")
 # token counts from the tokenizer layer, with the cap of the configured Bedrock model
-# (the handlers point the core at the layer via CHUNKWISE_MODEL_PATH at cold start)
-from pathlib import Path
-import chunkwise.tokens
-if hasattr(chunkwise.tokens, "configure_default_model"):
-    chunkwise.tokens.configure_default_model(Path(os.environ["CHUNKWISE_MODEL_PATH"]))
+# (found by the default lookup: the layer is shaped like the model package)
 from chunkwise.embed import get_embedder
 emb = get_embedder(os.environ["CHUNKWISE_EMBEDDER"])
 assert emb.count_tokens("Hallo Welt") > 0 and emb.max_tokens <= 8192
+import chunkwise.tokens
+assert "/TokenizerLayer/" in str(chunkwise.tokens.default_tokenizer_path())
+assert chunkwise.chunk_text("Dr. Müller kam am 3. Oktober. Dann ging er. " * 50)
 if os.environ.get("SMOKE_EXTRACT"):
     import lxml.html, docx, pypdfium2, pdfplumber
 if importlib.util.find_spec("numpy") is not None and "site-packages" in importlib.util.find_spec("numpy").origin:

@@ -84,10 +84,15 @@ class StackConfig:
     live_index: str = ""
     started: list[str] = field(default_factory=list)
 
+    @property
+    def endpoint_url(self) -> str | None:
+        """The S3/SQS endpoint; None = AWS itself (``endpoint`` "aws")."""
+        return None if self.endpoint in ("", "aws") else self.endpoint
+
     def env(self) -> dict[str, str]:
         """What the handler / CLI read (chunkwise.aws.Settings) for this stack."""
         return {
-            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ENDPOINT_URL": self.endpoint_url or "",
             "AWS_DEFAULT_REGION": self.region,
             "AWS_REGION": self.region,
             "OPENSEARCH_URL": self.opensearch_url,
@@ -159,7 +164,7 @@ def _boto(service: str, cfg: StackConfig) -> Any:
     import boto3
 
     client: Any = getattr(boto3, "client")(  # noqa: B009 - untyped on purpose (any service)
-        service, endpoint_url=cfg.endpoint or None, region_name=cfg.region
+        service, endpoint_url=cfg.endpoint_url, region_name=cfg.region
     )
     return client
 

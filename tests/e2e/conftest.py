@@ -6,7 +6,7 @@ scripts/with-services.sh; by hand: `chunkwise local up`). Fixtures FAIL, never s
 when a service does not answer: a silently skipped end-to-end suite would hide a
 broken setup.
 
-Each test session creates its own bucket, queue, DLQ and index prefix (unique
+Each test module creates its own bucket, queue, DLQ and index prefix (unique
 names), with a short visibility timeout and maxReceiveCount 2 so that redrive to
 the DLQ happens within seconds, and removes them again afterwards.
 """
@@ -34,11 +34,21 @@ def _get(url: str) -> Any:
         return json.loads(resp.read() or b"null")
 
 
+def _os_client() -> Any:
+    """OpenSearch client from the same settings as the functions (SigV4 if configured)."""
+    from chunkwise.aws import load_settings, opensearch_client
+
+    return opensearch_client(load_settings(need_bucket=False))
+
+
 def _require_services() -> tuple[str, str]:
-    endpoint = os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT).rstrip("/")
+    """(S3/SQS endpoint, OpenSearch URL). CHUNKWISE_E2E_TARGET=aws: real AWS, no endpoint."""
+    on_aws = os.environ.get("CHUNKWISE_E2E_TARGET") == "aws"
+    endpoint = "aws" if on_aws else os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT).rstrip("/")
     os_url = os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH).rstrip("/")
+    os.environ.setdefault("OPENSEARCH_URL", os_url)
     try:
-        health = _get(os_url + "/_cluster/health")
+        health = _os_client().cluster.health()
         assert health.get("status") in ("green", "yellow"), health
     except Exception as exc:
         pytest.fail(
@@ -49,16 +59,19 @@ def _require_services() -> tuple[str, str]:
     try:
         import boto3
 
-        boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "test"),
-            aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "test"),
-        ).list_buckets()
+        if on_aws:
+            boto3.client("s3").list_buckets()
+        else:
+            boto3.client(
+                "s3",
+                endpoint_url=endpoint,
+                region_name="us-east-1",
+                aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "test"),
+                aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "test"),
+            ).list_buckets()
     except Exception as exc:
         pytest.fail(
-            f"S3 emulator not reachable at {endpoint}: {exc}; start it with "
+            f"S3 not reachable at {endpoint or 'AWS'}: {exc}; start the emulator with "
             "`bash scripts/localstack.sh up` (log .local/localstack/) or set AWS_ENDPOINT_URL",
             pytrace=False,
         )
@@ -98,7 +111,7 @@ class Stack:
         return list(resp.get("Messages", []))
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     endpoint, os_url = _require_services()
     saved = dict(os.environ)
@@ -115,20 +128,21 @@ def stack() -> Iterator[Stack]:
         max_receive_count=MAX_RECEIVE_COUNT,
         endpoint=endpoint,
         opensearch_url=os_url,
+        region=os.environ.get("AWS_REGION", "us-east-1") if endpoint == "aws" else "us-east-1",
     )
     stack_up(cfg, start=False)
     runner = Runner(cfg, wait_seconds=1)
     import boto3
 
-    s3 = boto3.client("s3", endpoint_url=endpoint, region_name=cfg.region)
-    sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=cfg.region)
+    s3 = boto3.client("s3", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
+    sqs = boto3.client("sqs", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
     try:
         _get(endpoint + "/_localstack/health")
         is_localstack = True
     except Exception:
         is_localstack = False
     try:
-        yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack)
+        yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack or endpoint == "aws")
     finally:
         _cleanup(cfg, s3, sqs, os_url)
         os.environ.clear()
@@ -150,33 +164,27 @@ def _cleanup(cfg: StackConfig, s3: Any, sqs: Any, os_url: str) -> None:
     except Exception as exc:  # cleanup is best effort
         print(f"e2e cleanup (S3/SQS): {exc}")
     try:
-        req = urllib.request.Request(f"{os_url}/{cfg.index_prefix}-*", method="DELETE")
-        urllib.request.urlopen(req, timeout=30).read()
-        for t in _get(f"{os_url}/_index_template").get("index_templates", []):
+        client = _os_client()
+        client.indices.delete(index=f"{cfg.index_prefix}-*")
+        for t in client.indices.get_index_template().get("index_templates", []):
             if t["name"].startswith(f"{cfg.index_prefix}-"):
-                req = urllib.request.Request(
-                    f"{os_url}/_index_template/{t['name']}", method="DELETE"
-                )
-                urllib.request.urlopen(req, timeout=30).read()
+                client.indices.delete_index_template(name=t["name"])
     except Exception as exc:
         print(f"e2e cleanup (OpenSearch): {exc}")
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def searcher(stack: Stack) -> Any:
     from chunkwise.embed import get_embedder
     from chunkwise.index import IndexNames
-    from chunkwise.index_opensearch import connect
     from chunkwise.search_opensearch import Searcher
 
-    return Searcher(
-        connect(stack.cfg.opensearch_url), get_embedder("local"), IndexNames(stack.cfg.index_prefix)
-    )
+    return Searcher(_os_client(), get_embedder("local"), IndexNames(stack.cfg.index_prefix))
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def index(stack: Stack) -> Any:
     from chunkwise.index import IndexNames
-    from chunkwise.index_opensearch import OpenSearchIndex, connect
+    from chunkwise.index_opensearch import OpenSearchIndex
 
-    return OpenSearchIndex(connect(stack.cfg.opensearch_url), IndexNames(stack.cfg.index_prefix))
+    return OpenSearchIndex(_os_client(), IndexNames(stack.cfg.index_prefix))

@@ -25,6 +25,11 @@ MANUAL = (DATA / "manual_en.md").read_bytes()
 
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("CHUNKWISE_") or name in ("AWS_ENDPOINT_URL", "OPENSEARCH_URL"):
+            monkeypatch.delenv(name)
     monkeypatch.setenv("CHUNKWISE_BUCKET", BUCKET)
     monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")

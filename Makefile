@@ -31,9 +31,10 @@ test-unit: setup
 test-integration: setup
 	bash scripts/with-services.sh $(BIN)/pytest -q -m "integration or e2e" tests
 
-# Lint, unit/property tests, then the integration tests with the services they
-# need started (and stopped again) around them.
+# Lint, `sam validate --lint` + `sam build` (+ handler import smoke test), then
+# all tests with the services they need started (and stopped again) around them.
 test: setup lint
+	bash scripts/sam-check.sh
 	bash scripts/with-services.sh $(BIN)/pytest -q tests
 
 # Benchmarks print tables and write bench/results/; `make bench B=throughput` runs one.

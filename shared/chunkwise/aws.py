@@ -339,7 +339,7 @@ def ensure_index(
 def live_set(
     settings: Settings, generation: str | None = None, client: OpenSearch | None = None
 ) -> OpenSearchLiveSet:
-    return OpenSearchLiveSet(opensearch_index(settings, generation, client))
+    return OpenSearchLiveSet(opensearch_index(settings, generation, client), settings.bucket)
 
 
 def run_sweep(

@@ -649,12 +649,14 @@ def verify_generation(
 class OpenSearchLiveSet:
     """`LiveSetPort` over an `OpenSearchIndex` (its target: write alias or a generation).
 
-    One composite aggregation over (source_key, revision) of live and pending
-    chunks, paged; no per-document requests.
+    One composite aggregation over (source_key, doc_id, revision) of live and
+    pending chunks, paged; no per-document requests. Only documents of ``bucket``
+    count (doc_id = hash of bucket + key), so buckets can share an index.
     """
 
-    def __init__(self, index: OpenSearchIndex, page: int = 1000) -> None:
+    def __init__(self, index: OpenSearchIndex, bucket: str, page: int = 1000) -> None:
         self.index = index
+        self.bucket = bucket
         self.page = page
 
     def live_revisions(self) -> dict[str, set[str]]:
@@ -667,6 +669,7 @@ class OpenSearchLiveSet:
                 "size": self.page,
                 "sources": [
                     {"key": {"terms": {"field": "source_key"}}},
+                    {"doc": {"terms": {"field": "doc_id"}}},
                     {"revision": {"terms": {"field": "revision"}}},
                 ],
             }
@@ -687,7 +690,10 @@ class OpenSearchLiveSet:
 
             agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
             for b in agg["buckets"]:
-                out.setdefault(str(b["key"]["key"]), set()).add(str(b["key"]["revision"]))
+                key = str(b["key"]["key"])
+                # one index may hold several buckets' documents: keep this bucket's only
+                if b["key"]["doc"] == make_doc_id(self.bucket, key):
+                    out.setdefault(key, set()).add(str(b["key"]["revision"]))
             after = agg.get("after_key")
             if not agg["buckets"] or not after:
                 return out

@@ -165,6 +165,17 @@ def test_reconcile_repairs_document_whose_event_was_lost(
     assert key not in again.drifted
 
 
+def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
+    """Two buckets may share one index: a sweep of one must not retire the other's."""
+    from chunkwise.aws import live_set, load_settings
+
+    settings = load_settings()
+    mine = live_set(settings).live_revisions()
+    assert mine, "earlier tests left documents of this bucket"
+    other = settings.model_copy(update={"bucket": "another-bucket"})
+    assert live_set(other).live_revisions() == {}
+
+
 def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, index: Any) -> None:
     from chunkwise.aws import finish_rechunk, load_settings, start_rechunk
 

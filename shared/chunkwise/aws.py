@@ -181,6 +181,7 @@ class Settings(BaseSettings):
     index_prefix: str = "chunks"
     embedder: str = "local"
     queue_url: str = ""
+    ocr: Literal["none", "textract"] = "none"
     region: str = Field(
         "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
     )
@@ -281,12 +282,18 @@ def build_pipeline(
             indexes[generation] = opensearch_index(settings, generation, client)
         return indexes[generation]
 
+    ocr = None
+    if settings.ocr == "textract":
+        from chunkwise.ocr_textract import textract_ocr
+
+        ocr = textract_ocr(settings.region or None)
     return Pipeline(
         config,
         store=BotoObjectStore(config.bucket, s3),
         artifacts=BotoArtifactStore(config.artifacts_location, s3),
         index_for=index_for,
         embedder=embedder or get_embedder(settings.embedder),
+        ocr=ocr,
     )
 
 

@@ -352,3 +352,24 @@ def test_percentiles() -> None:
     p = percentiles(list(range(1, 101)))
     assert p == {"p1": 1.0, "p5": 5.0, "p50": 50.0, "p95": 95.0}
     assert percentiles([7]) == {"p1": 7.0, "p5": 7.0, "p50": 7.0, "p95": 7.0}
+
+
+def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkwise.aws import BotoArtifactStore, BotoObjectStore, build_pipeline, load_settings
+    from chunkwise.ocr_textract import TextractOcr
+    from unit.test_pipeline_fakes import FakeEmbedder
+
+    monkeypatch.setenv("CHUNKWISE_BUCKET", "docs-bucket")
+    monkeypatch.setenv("CHUNKWISE_ARTIFACTS_BUCKET", "artifacts-bucket")
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "")
+    monkeypatch.setenv("CHUNKWISE_OCR", "textract")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
+    p = build_pipeline(
+        load_settings(), s3_client=object(), os_client=object(), embedder=FakeEmbedder()
+    )
+    assert isinstance(p.store, BotoObjectStore) and p.store.bucket == "docs-bucket"
+    assert isinstance(p.artifacts, BotoArtifactStore) and p.artifacts.bucket == "artifacts-bucket"
+    assert isinstance(p.ocr, TextractOcr)
+    assert p.config.watches("any/key.pdf")  # separate artifacts bucket: whole bucket watched
+    assert p.index_for("g2").target == "chunks-g2"  # type: ignore[attr-defined]
+    assert p.index_for(None).target == "chunks-write"  # type: ignore[attr-defined]

@@ -34,6 +34,8 @@ SETTINGS: Settings = load_settings()
 def handle(event: dict[str, Any]) -> dict[str, Any]:
     from chunkwise import aws
 
+    if not isinstance(event, dict):  # EventBridge Scheduler without an Input
+        event = {}
     action = str(event.get("action") or "sweep")
     if event.get("detail-type") == "Scheduled Event":
         action = "sweep"

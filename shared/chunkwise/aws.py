@@ -32,7 +32,7 @@ from chunkwise.pipeline import (
     build_config,
     iter_batches,
 )
-from chunkwise.s3 import BotoS3
+from chunkwise.s3 import BotoS3, _iso
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -100,20 +100,27 @@ class BotoObjectStore(BotoS3):
         return data
 
     def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
+        """Current versions from ListObjectVersions (``IsLatest``), one request per
+        1,000 versions and no HEAD per key; a key whose latest entry is a delete
+        marker is absent. Works for unversioned buckets too (version id "null")."""
         exceptions = importlib.import_module("botocore.exceptions")
         try:
-            pages = self.client.get_paginator("list_objects_v2").paginate(
+            pages = self.client.get_paginator("list_object_versions").paginate(
                 Bucket=self.bucket, Prefix=prefix
             )
             for page in pages:
-                for obj in page.get("Contents", []) or []:
-                    key = str(obj["Key"])
-                    if key.endswith("/"):
+                for v in page.get("Versions", []) or []:
+                    key = str(v["Key"])
+                    if not v.get("IsLatest") or key.endswith("/"):
                         continue
-                    # ListObjectsV2 has no version ids: HEAD gives the current one.
-                    head = self.head_current(key)
-                    if head is not None:
-                        yield head
+                    yield ObjectVersion(
+                        last_modified=_iso(v.get("LastModified")),
+                        version_id=str(v.get("VersionId") or "null"),
+                        key=key,
+                        bucket=self.bucket,
+                        etag=str(v.get("ETag", "")),
+                        size=int(v.get("Size", 0)),
+                    )
         except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
             raise _classify(f"s3 list {self.bucket}/{prefix}", exc) from exc
 

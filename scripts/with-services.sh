@@ -26,7 +26,9 @@ elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
   # Tests and tools find the node we started through OPENSEARCH_URL.
   export OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT:-9200}"
 fi
-if [[ -z "${AWS_ENDPOINT_URL:-}" && -f scripts/localstack.sh ]]; then
+if [[ -z "${AWS_ENDPOINT_URL:-}" ]] && bash scripts/localstack.sh status >/dev/null 2>&1; then
+  echo "with-services: S3/SQS emulator already running; using it and leaving it running" >&2
+elif [[ -z "${AWS_ENDPOINT_URL:-}" ]]; then
   echo "with-services: starting LocalStack" >&2
   bash scripts/localstack.sh up || { echo "with-services: LocalStack failed to start" >&2; exit 1; }
   started+=(localstack)

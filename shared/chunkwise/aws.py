@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AliasChoices, Field
@@ -189,6 +190,9 @@ class Settings(BaseSettings):
     embedder: str = "local"
     queue_url: str = ""
     ocr: Literal["none", "textract"] = "none"
+    # Where the local model's files are (tokenizer.json, or the model zip): in
+    # Lambda they come from the tokenizer layer. None = the installed package.
+    model_path: Path | None = None
     region: str = Field(
         "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
     )
@@ -213,6 +217,7 @@ def load_settings(*, need_bucket: bool = True, **overrides: Any) -> Settings:
     from pydantic import ValidationError
 
     from chunkwise.errors import ConfigError
+    from chunkwise.tokens import configure_default_model
 
     try:
         s = Settings(**overrides)
@@ -221,6 +226,10 @@ def load_settings(*, need_bucket: bool = True, **overrides: Any) -> Settings:
                 raise ConfigError("CHUNKWISE_BUCKET: required (the source bucket)")
             s.pipeline_config()
         s.names  # noqa: B018 - validates the index prefix
+        if s.model_path is not None:
+            if not s.model_path.exists():
+                raise ConfigError(f"CHUNKWISE_MODEL_PATH: {s.model_path} does not exist")
+            configure_default_model(s.model_path)
         return s
     except ValidationError as exc:
         parts = [

@@ -341,3 +341,22 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
     assert out["Status"] == "FAILED" and sent[-1]["Status"] == "FAILED"
     assert "OpenSearch unavailable" in sent[-1]["Reason"]
+
+
+def test_model_path_setting_points_the_tokenizer_at_a_layer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from chunkwise.aws import load_settings
+    from chunkwise.errors import ConfigError
+    from chunkwise.tokens import configure_default_model, default_tokenizer_path
+
+    monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="CHUNKWISE_MODEL_PATH"):
+        load_settings(need_bucket=False)
+    packaged = default_tokenizer_path()
+    monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(packaged))
+    try:
+        assert load_settings(need_bucket=False).model_path == packaged
+        assert default_tokenizer_path() == packaged
+    finally:
+        configure_default_model(None)

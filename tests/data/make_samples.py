@@ -30,13 +30,12 @@ Hostile:
 from __future__ import annotations
 
 import io
+import sys
 import zipfile
 from datetime import datetime
 from pathlib import Path
 
-from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
-from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import cm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
@@ -47,26 +46,24 @@ from reportlab.platypus import (
     SimpleDocTemplate,
     Spacer,
     Table,
-    TableStyle,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from sampledocs import (
+    BODY,
+    CAPTION,
+    H1,
+    H2,
+    grid_style,
+    grid_table,
+    pdf_doc,
+    running_header,
 )
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile"
 
-STYLES = getSampleStyleSheet()
-H1 = STYLES["Heading1"]
-H2 = STYLES["Heading2"]
-BODY = STYLES["BodyText"]
-CAPTION = ParagraphStyle("Caption", parent=BODY, fontName="Helvetica-Bold", spaceAfter=4)
-
-GRID = TableStyle(
-    [
-        ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
-        ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey),
-        ("FONTSIZE", (0, 0), (-1, -1), 9),
-    ]
-)
+GRID = grid_style(9)
 
 # --- content -----------------------------------------------------------------
 
@@ -262,35 +259,15 @@ MANUAL = {
 
 
 def _doc(path: Path, **kw: object) -> SimpleDocTemplate:
-    return SimpleDocTemplate(
-        str(path),
-        pagesize=A4,
-        invariant=1,
-        leftMargin=2 * cm,
-        rightMargin=2 * cm,
-        topMargin=2.5 * cm,
-        bottomMargin=2.5 * cm,
-        title=path.stem,
-        author="chunkwise tests",
-        **kw,
-    )
+    return pdf_doc(path, margin_cm=2, author="chunkwise tests", **kw)
 
 
-def _running(running: str, page_fmt: str):  # type: ignore[no-untyped-def]
-    def draw(canvas: Canvas, doc: SimpleDocTemplate) -> None:
-        canvas.saveState()
-        canvas.setFont("Helvetica", 8)
-        canvas.drawString(2 * cm, A4[1] - 1.5 * cm, running)
-        canvas.drawRightString(A4[0] - 2 * cm, 1.5 * cm, page_fmt.format(n=doc.page))
-        canvas.restoreState()
-
-    return draw
+def _running(text: str, page_fmt: str):  # type: ignore[no-untyped-def]
+    return running_header(text, page_fmt, margin_cm=2)
 
 
 def _table(header: list[str], rows: list[list[str]], repeat: int = 1) -> Table:
-    t = Table([header, *rows], repeatRows=repeat, hAlign="LEFT")
-    t.setStyle(GRID)
-    return t
+    return grid_table(header, rows, GRID, repeat)
 
 
 def make_pricing_pdf(lang: str, path: Path) -> None:

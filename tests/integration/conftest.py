@@ -16,6 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from opensearchpy import OpenSearch
+
+from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.index_opensearch import connect
 
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
 
@@ -78,3 +82,15 @@ def os_http(opensearch_url: str) -> OsHttp:
         return _request(opensearch_url, method, path, body, **kwargs)
 
     return call
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedder:
+    """The real local embedding model (loaded once per test session)."""
+    return default_embedder()
+
+
+@pytest.fixture(scope="session")
+def client(opensearch_url: str) -> OpenSearch:
+    """An opensearch-py client on the node under test."""
+    return connect(opensearch_url)

@@ -12,9 +12,9 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_index
-from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.embed import MiniLMEmbedder
 from chunkwise.index import IndexNames, make_doc_id, reconcile, template_name
-from chunkwise.index_opensearch import GenerationError, OpenSearchIndex, connect
+from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
 from chunkwise.search_opensearch import Searcher
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
@@ -29,16 +29,6 @@ DOCS = {
     for i in range(8)
 }
 QUERIES = ["topic alpha examples", "caveats of beta", "Document 3 gamma"]
-
-
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return default_embedder()
-
-
-@pytest.fixture(scope="module")
-def client(opensearch_url: str) -> OpenSearch:
-    return connect(opensearch_url)
 
 
 @pytest.fixture

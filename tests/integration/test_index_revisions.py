@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.embed import MiniLMEmbedder
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import (
     IndexNames,
@@ -43,16 +43,6 @@ from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 pytestmark = pytest.mark.integration
 
 BUCKET = "bucket"
-
-
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return default_embedder()
-
-
-@pytest.fixture(scope="module")
-def client(opensearch_url: str) -> OpenSearch:
-    return connect(opensearch_url)
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_search
-from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.embed import MiniLMEmbedder
 from chunkwise.index import IndexNames, ObjectVersion, make_doc_id, reconcile
-from chunkwise.index_opensearch import OpenSearchIndex, connect
+from chunkwise.index_opensearch import OpenSearchIndex
 from chunkwise.search import SearchFilters
 from chunkwise.search_opensearch import Searcher, detect_caps
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
@@ -56,16 +56,6 @@ CORPUS: dict[str, tuple[str, str, list[str]]] = {
         ],
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return default_embedder()
-
-
-@pytest.fixture(scope="module")
-def client(opensearch_url: str) -> OpenSearch:
-    return connect(opensearch_url)
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,8 @@ LINT_DIRS := $(wildcard shared functions tests bench scripts tools)
 lint: setup
 	$(BIN)/ruff check $(LINT_DIRS)
 	$(BIN)/mypy
+	# Each handler is its own top-level module "app": type-check them one by one.
+	for handler in functions/*/app.py; do $(BIN)/mypy --strict "$$handler" || exit 1; done
 
 test-unit: setup
 	$(BIN)/pytest -q -m "not integration and not e2e" tests

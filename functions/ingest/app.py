@@ -72,9 +72,13 @@ def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
     where = {"key": change.key, "bucket": change.bucket, "kind": change.kind}
     try:
         result = get_pipeline().ingest(change)
-    except PermanentError as exc:
-        logger.error(
-            "permanent failure: this message goes to the DLQ once its receives are used up",
+    except (PermanentError, TransientError) as exc:
+        permanent = isinstance(exc, PermanentError)
+        log = logger.error if permanent else logger.warning
+        log(
+            "permanent failure: this message goes to the DLQ once its receives are used up"
+            if permanent
+            else "transient failure: retried after the visibility timeout",
             extra={
                 **where,
                 "error": type(exc).__name__,
@@ -82,19 +86,8 @@ def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
                 "receive_count": receive_count,
             },
         )
-        metrics.add_metric(name="PermanentFailures", unit=MetricUnit.Count, value=1)
-        raise
-    except TransientError as exc:
-        logger.warning(
-            "transient failure: retried after the visibility timeout",
-            extra={
-                **where,
-                "error": type(exc).__name__,
-                "reason": str(exc),
-                "receive_count": receive_count,
-            },
-        )
-        metrics.add_metric(name="TransientFailures", unit=MetricUnit.Count, value=1)
+        failures = "PermanentFailures" if permanent else "TransientFailures"
+        metrics.add_metric(name=failures, unit=MetricUnit.Count, value=1)
         raise
     _report(result)
     return result

@@ -134,30 +134,40 @@ def _script(*args: str) -> int:
 
 def start_services(cfg: StackConfig) -> None:
     """OpenSearch + LocalStack, unless the environment names other endpoints."""
-    if os.environ.get("OPENSEARCH_URL"):
-        cfg.opensearch_url = os.environ["OPENSEARCH_URL"]
-        _say(f"OpenSearch: using OPENSEARCH_URL={cfg.opensearch_url}")
+    cfg.opensearch_url = _ensure_service(
+        cfg,
+        "OpenSearch",
+        "OPENSEARCH_URL",
+        DEFAULT_OPENSEARCH,
+        "tools/opensearch/opensearch.sh",
+        "opensearch",
+    )
+    cfg.endpoint = _ensure_service(
+        cfg,
+        "LocalStack",
+        "AWS_ENDPOINT_URL",
+        DEFAULT_ENDPOINT,
+        "scripts/localstack.sh",
+        "localstack",
+    )
+
+
+def _ensure_service(
+    cfg: StackConfig, label: str, env_var: str, default_url: str, script: str, name: str
+) -> str:
+    """The URL of a service: the one the environment names, else ours, started if needed."""
+    url = os.environ.get(env_var)
+    if url:
+        _say(f"{label}: using {env_var}={url}")
+        return url
+    if _script(script, "status") == 0:
+        _say(f"{label}: already running")
     else:
-        cfg.opensearch_url = DEFAULT_OPENSEARCH
-        if _script("tools/opensearch/opensearch.sh", "status") == 0:
-            _say("OpenSearch: already running")
-        else:
-            _say("OpenSearch: starting (a minute or two on a busy machine)")
-            if _script("tools/opensearch/opensearch.sh", "up") != 0:
-                raise ChunkwiseError("OpenSearch did not start; see .local/opensearch/node.log")
-            cfg.started.append("opensearch")
-    if os.environ.get("AWS_ENDPOINT_URL"):
-        cfg.endpoint = os.environ["AWS_ENDPOINT_URL"]
-        _say(f"S3/SQS: using AWS_ENDPOINT_URL={cfg.endpoint}")
-    else:
-        cfg.endpoint = DEFAULT_ENDPOINT
-        if _script("scripts/localstack.sh", "status") == 0:
-            _say("LocalStack: already running")
-        else:
-            _say("LocalStack: starting")
-            if _script("scripts/localstack.sh", "up") != 0:
-                raise ChunkwiseError("LocalStack did not start; see .local/localstack/")
-            cfg.started.append("localstack")
+        _say(f"{label}: starting (a minute or two on a busy machine)")
+        if _script(script, "up") != 0:
+            raise ChunkwiseError(f"{label} did not start; see .local/{name}/")
+        cfg.started.append(name)
+    return default_url
 
 
 def _boto(service: str, cfg: StackConfig) -> Any:

@@ -47,30 +47,11 @@ class FakeS3:
 
 
 def make_chunks(doc_id: str, v: ObjectVersion, n: int = 3, lang: str = "en") -> list[Chunk]:
-    out = []
-    pos = 0
-    for i in range(n):
-        body = f"Revision {v.version_id} of {v.key}, part {i}: lorem ipsum dolor. "
-        out.append(
-            Chunk(
-                doc_id=doc_id,
-                source_key=v.key,
-                revision=v.revision,
-                source_etag=v.etag,
-                last_modified=v.last_modified,
-                chunk_index=i,
-                start=pos,
-                end=pos + len(body),
-                byte_start=pos,
-                byte_end=pos + len(body.encode()),
-                body=body,
-                text=body,
-                token_count=len(body.split()) + 2,
-                lang=lang,
-            )
-        )
-        pos += len(body)
-    return out
+    """n synthetic chunks of one revision, bodies back to back (no separator)."""
+    bodies = [
+        f"Revision {v.version_id} of {v.key}, part {i}: lorem ipsum dolor. " for i in range(n)
+    ]
+    return _chunks(doc_id, v, bodies, separator="", lang=lang)
 
 
 class FakeIndex:
@@ -135,9 +116,26 @@ def chunks_from_paragraphs(
     heading: str = "",
 ) -> list[Chunk]:
     """One chunk per paragraph of a synthetic extracted text (offsets are exact)."""
+    return _chunks(
+        doc_id, v, paragraphs, separator="\n\n", lang=lang, kind=kind, heading=heading, pages=True
+    )
+
+
+def _chunks(
+    doc_id: str,
+    v: ObjectVersion,
+    bodies: Sequence[str],
+    *,
+    separator: str,
+    lang: str,
+    kind: str = "prose",
+    heading: str = "",
+    pages: bool = False,
+) -> list[Chunk]:
+    """Chunks whose bodies sit in `separator.join(bodies)` at exact offsets."""
     out = []
-    pos = 0
-    for i, body in enumerate(paragraphs):
+    pos = byte_pos = 0
+    for i, body in enumerate(bodies):
         out.append(
             Chunk(
                 doc_id=doc_id,
@@ -148,17 +146,18 @@ def chunks_from_paragraphs(
                 chunk_index=i,
                 start=pos,
                 end=pos + len(body),
-                byte_start=len("\n\n".join(paragraphs)[:pos].encode()),
-                byte_end=len("\n\n".join(paragraphs)[:pos].encode()) + len(body.encode()),
+                byte_start=byte_pos,
+                byte_end=byte_pos + len(body.encode()),
                 body=body,
                 heading_path=[heading] if heading else [],
                 text=(heading + "\n" + body) if heading else body,
                 token_count=len(body.split()) + 2,
                 kind=kind,  # type: ignore[arg-type]
                 lang=lang,
-                page_start=1 + i // 2,
-                page_end=1 + i // 2,
+                page_start=1 + i // 2 if pages else None,
+                page_end=1 + i // 2 if pages else None,
             )
         )
-        pos += len(body) + 2
+        pos += len(body) + len(separator)
+        byte_pos += len(body.encode()) + len(separator.encode())
     return out

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import pytest
+from tokenizers import Tokenizer
 
+from chunkwise import tokens
 from chunkwise.errors import TokenizerError
 from chunkwise.tokens import (
+    HFTokenCounter,
     configure_default_model,
     default_tokenizer_path,
     load_counter,
@@ -47,3 +52,68 @@ def test_bad_tokenizer_files(tmp_path: Path) -> None:
         load_counter(bad)
     with pytest.raises(TokenizerError, match="not found"):
         load_counter(tmp_path / "nope" / "tokenizer.json")
+
+
+# -- the word memo (exact sums of per-word counts for BERT tokenizers) -------------
+
+ODD_TEXT = (
+    "a\x0bb c\x85d e\u2028f\x1cg [CLS]x  \u3000y\u200dz 😀👍🏽 Cafe\u0301 ß İstanbul "
+    "NUL\x00here \ufeffBOM 日本語テキスト Straße\r\nZeile\ttab\u00a0nbsp"
+)
+
+
+def test_python_whitespace_table_is_what_str_isspace_says() -> None:
+    computed = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
+    assert computed == tokens.PYTHON_WHITESPACE
+
+
+def test_separators_are_measured_on_the_tokenizer(counter: HFTokenCounter) -> None:
+    separators = tokens._separators(counter._tokenizer)
+    # BERT's normaliser deletes these control characters instead of splitting there.
+    assert separators.isdisjoint({"\x0b", "\x0c", "\x1c", "\x1f", "\x85"})
+    assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
+
+
+def test_memo_sums_equal_whole_text_counts(counter: HFTokenCounter) -> None:
+    assert counter.uses_word_memo
+    texts = [ODD_TEXT, "", "   ", "word " * 300, "x" * 5000, ODD_TEXT.upper()]
+    assert counter.count_many(texts) == [counter.count_whole(t) for t in texts]
+    assert counter.count(ODD_TEXT) == counter.count_whole(ODD_TEXT)
+
+
+def test_memo_is_bounded_and_skips_long_words() -> None:
+    counter = load_counter.__wrapped__(None, None, True)  # a private instance
+    small = HFTokenCounter(
+        counter._tokenizer, counter.max_tokens, add_special_tokens=True, additive=True, memo_words=3
+    )
+    long_word = "z" * 200
+    assert small.count_plain(long_word) == small.count_whole(long_word) - 2
+    assert small.memo_stats["size"] == 0  # counted, never stored
+    small.count_many_plain(["one two three four five"])
+    assert small.memo_stats["size"] == 5  # a batch may overshoot ...
+    small.count_plain("six")
+    assert small.memo_stats["size"] == 1  # ... the next call starts afresh
+    assert small.count_plain("one two") == small.count_whole("one two") - 2
+
+
+def test_tokenizers_whose_added_tokens_hold_spaces_are_counted_whole(tmp_path: Path) -> None:
+    spec = json.loads(load_tokenizer_json(default_tokenizer_path()))
+    spec["added_tokens"].append(
+        {
+            "id": 30522,
+            "special": False,
+            "content": "New York",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+        }
+    )
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec))
+    counter = load_counter(path)
+    assert counter.additive and not counter.uses_word_memo
+    assert counter.count_plain("in New York") == 2  # "in" + the added token
+    no_memo = HFTokenCounter(Tokenizer.from_str(path.read_text()), 256, True, additive=False)
+    assert not no_memo.uses_word_memo
+    assert no_memo.count_plain(ODD_TEXT) == load_counter().count_plain(ODD_TEXT)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m bench.sentences.evaluate --ud-root DIR [--split test|dev|all]
+    python -m bench.sentences.evaluate --ud-root DIR [--split test|dev|train|all]
         [--write bench/results/sentences] [--errors de:dev]
 
 ``DIR`` holds Universal Dependencies treebank folders under their official
@@ -35,9 +35,11 @@ the English and German corrections together, as used when the language of a
 block is unknown).
 
 Dev/test protocol: the correction rules were developed by looking only at the
-errors on the *dev* files (EWT dev, GSD dev).  EWT test and GSD test are the
+errors on the development files: EWT dev, GSD dev and (for the boundary
+insertion rules added later) GSD train.  EWT test and GSD test are the
 held-out results; the PUD treebanks (test only) are a second, out-of-domain
-held-out check that was never inspected while writing rules.
+held-out check that was never inspected while writing rules.  Only
+development files may be passed to ``--errors``.
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ DATASETS: list[tuple[str, str, str, str]] = [
     ("en", "UD_English-EWT", "en_ewt-ud-dev", "dev"),
     ("en", "UD_English-EWT", "en_ewt-ud-test", "test"),
     ("de", "UD_German-GSD", "de_gsd-ud-dev", "dev"),
+    # Development data as well (never held out): more German errors to learn
+    # rules from than GSD dev alone has.  Evaluated only with --split train
+    # (not part of "all" and of the committed results).
+    ("de", "UD_German-GSD", "de_gsd-ud-train", "train"),
     ("de", "UD_German-GSD", "de_gsd-ud-test", "test"),
     ("en", "UD_English-PUD", "en_pud-ud-test", "test"),
     ("de", "UD_German-PUD", "de_pud-ud-test", "test"),
@@ -252,15 +258,16 @@ def score(
 DEFAULT_URL = "https://github.com/UniversalDependencies/{name}.git"
 
 
-def prepare(root: Path, url_template: str = DEFAULT_URL) -> None:
-    """Fetch the pinned treebank files into ``root/<treebank>/`` with git.
+def prepare(root: Path, split: str = "all", url_template: str = DEFAULT_URL) -> None:
+    """Fetch the pinned treebank files of ``split`` into ``root/<treebank>/`` with git.
 
     Only the .conllu files used here and LICENSE.txt are checked out, at the
     commits in SOURCES.  Needs git and network access to the repositories.
     """
+    wanted = {(folder, stem) for _l, folder, stem, _s, _p in iter_datasets(root, split)}
     for name, info in SOURCES.items():
         dest = root / name
-        files = [f"{stem}.conllu" for _l, folder, stem, _s in DATASETS if folder == name]
+        files = [f"{stem}.conllu" for folder, stem in sorted(wanted) if folder == name]
         if all((dest / f).is_file() for f in files):
             continue
         dest.mkdir(parents=True, exist_ok=True)
@@ -287,8 +294,9 @@ def prepare(root: Path, url_template: str = DEFAULT_URL) -> None:
 
 
 def iter_datasets(root: Path, split: str) -> Iterator[tuple[str, str, str, str, Path]]:
+    """The files of one split; "all" = dev and test (train only when asked for)."""
     for lang, folder, stem, sp in DATASETS:
-        if split != "all" and sp != split:
+        if (split == "all" and sp == "train") or (split != "all" and sp != split):
             continue
         path = root / folder / f"{stem}.conllu"
         yield lang, folder, stem, sp, path
@@ -297,7 +305,12 @@ def iter_datasets(root: Path, split: str) -> Iterator[tuple[str, str, str, str, 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ud-root", type=Path, required=True, help="folder with UD_* treebanks")
-    ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    ap.add_argument(
+        "--split",
+        choices=["dev", "train", "test", "all"],
+        default="all",
+        help='"all" = dev + test; train (GSD, development data) only on its own',
+    )
     ap.add_argument("--write", type=Path, help="write <stem>.md and <stem>.json")
     ap.add_argument(
         "--prepare",
@@ -310,12 +323,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--errors",
-        help="print chunkwise errors for LANG:SPLIT (e.g. de:dev); use on dev only",
+        help="print chunkwise errors for LANG:SPLIT (e.g. de:dev, de:train); "
+        "development splits only",
     )
     args = ap.parse_args(argv)
+    if args.errors and args.errors.endswith(":test"):
+        ap.error("--errors: the test files are held out; use a dev or train split")
 
     if args.prepare:
-        prepare(args.ud_root, args.url_template)
+        prepare(args.ud_root, args.split, args.url_template)
     missing = [p for *_, p in iter_datasets(args.ud_root, args.split) if not p.is_file()]
     if missing:
         print("missing corpus files (see bench/sentences/README.md):", file=sys.stderr)

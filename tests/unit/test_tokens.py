@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,17 @@ def test_tokenizers_whose_added_tokens_hold_spaces_are_counted_whole(tmp_path: P
     no_memo = HFTokenCounter(Tokenizer.from_str(path.read_text()), 256, True, additive=False)
     assert not no_memo.uses_word_memo
     assert no_memo.count_plain(ODD_TEXT) == load_counter().count_plain(ODD_TEXT)
+
+
+def test_memo_is_safe_to_share_between_threads(counter: HFTokenCounter) -> None:
+    shared = HFTokenCounter(
+        counter._tokenizer,
+        counter.max_tokens,
+        add_special_tokens=True,
+        additive=True,
+        memo_words=50,
+    )
+    texts = [f"Wort{i} Straße{i % 7} naïve {i}. Übergröße" for i in range(400)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(shared.count, texts))
+    assert results == [counter.count_whole(t) for t in texts]

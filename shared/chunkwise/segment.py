@@ -226,13 +226,17 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
 # Correction layer
 # ---------------------------------------------------------------------------
 #
-# ICU proposes sentence boundaries; the rules below can only *remove* one
-# (merge two ICU sentences), never add one, so every boundary stays an ICU
-# boundary (and therefore a grapheme boundary, never inside CR LF).  A
-# boundary is examined only when the text before it (ignoring the whitespace
-# ICU attached to the sentence) ends in "." (rules 1-7), "?"/"!" (rule 9), or
-# has no whitespace at all (rule 8).  A boundary whose whitespace contains a
-# line break is always kept.
+# ICU proposes sentence boundaries; rules 1-9 below can only *remove* one
+# (merge two ICU sentences).  A boundary is examined only when the text
+# before it (ignoring the whitespace ICU attached to the sentence) ends in
+# "." (rules 1-7), "?"/"!" (rule 9), or has no whitespace at all (rule 8).  A
+# boundary whose whitespace contains a line break is always kept.
+#
+# Rules 10-12 *add* a boundary where ICU has none.  An added boundary always
+# lies at the end of a run of whitespace, directly before a letter or an
+# opening quote/bracket, so it is a grapheme cluster boundary and never
+# inside CR LF (like ICU's own, the whitespace stays with the sentence
+# before).  Added boundaries are not examined by rules 1-9.
 #
 # Vocabulary: ``left`` = the whitespace-delimited token ending at the dot
 # (leading quotes/brackets stripped), ``prev`` = the token before it,
@@ -276,9 +280,39 @@ def word_boundaries(text: str, lang: str | None = None) -> list[int]:
 #     start in lower case) also merges "?"/"!" + lower-case word without a
 #     closer; English text often starts sentences in lower case.
 #
+# 10. ellipsis character: "…" (U+2026), optionally followed by closing
+#     quotes/brackets, then whitespace and a capitalised word, ends the
+#     sentence ("Es war vorbei… Dann ging er.").  ICU's rules treat "..."
+#     (three full stops) that way but "…" as an ordinary character, so the
+#     typographic form would otherwise never end a sentence.  Before a
+#     lower-case word it does not ("Ich dachte… naja"), as with "...".
+# 11. emoticons: a free-standing emoticon (":)", ";-)", ":-(", ":D", ":P",
+#     "^^", "<3", "xD", ...) followed by whitespace and a capitalised word
+#     ends the sentence it closes ("Super :-) Wir kommen wieder.").  ICU sees
+#     no terminal there, and none after "Super! :-) Wir ...": ":" right after
+#     "! " continues the sentence in ICU's rules.
+# 12. lower-case sentence starts (English only): a full stop after an
+#     ordinary word, then whitespace and a lower-case word, ends the sentence
+#     ("i loved it. why do you ..."; informal English often starts sentences
+#     in lower case; ICU never breaks before a lower-case word after ".").
+#     "Ordinary word": letters (with inner "'" or "-") or a word with digits
+#     and letters ("5th"), not a single letter (an initial), not an
+#     abbreviation of rules 2-4, not one that is usually followed by more of
+#     the sentence ("etc.", "Inc.", "approx.", "et al.", units such as "lbs.",
+#     US state abbreviations such as "Calif."), no inner dot ("U.S.", "a.m.")
+#     and not after another dot ("..").  A closing quote or bracket between
+#     the word and the full stop ('"... on". maybe', "(3-3264). you") also
+#     counts as an end; one *after* the full stop does not: a quotation or
+#     aside that ends there is usually continued ('"Go home." he said',
+#     "(see above.) and then", as in rule 9).  German is left out: written
+#     German starts every sentence with a capital, and after a full stop a
+#     lower-case word almost always follows an abbreviation no list can be
+#     complete for.  So is None/"und": its text may be German.
+#
 # Rules 1-5 use the abbreviation lists of the language ("en", "de"); None /
 # "und" use the union of both (rule 9 without a closer: "de" only); other
-# languages get rules 5, 7, 8 and 9 (with a closer) only.
+# languages get rules 5, 7, 8 and 9 (with a closer) only.  Rules 10 and 11
+# apply to every language; rule 12 to "en" only.
 
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x85\u2028\u2029]")
 _OPENERS = "\"'`„“”‚‘’»«‹›([{¿¡*"
@@ -288,6 +322,33 @@ _INITIALS = re.compile(r"(?:[^\W\d_]\.){1,5}")
 _ORDINAL = re.compile(r"\d{1,3}\.")
 _ENUM_LABEL = re.compile(r"\s*(?:\(?\d{1,3}[.)]|\(?[A-Za-z][)]|[IVXLC]{1,6}\.|[a-z]\.)\s*")
 _GLUED_NEXT = re.compile(r"[A-Za-z0-9=&%/#_~+\-]")
+# Rules 10-12: the end of the whitespace run is the candidate boundary; the
+# lookahead requires a letter after optional opening quotes/brackets (upper
+# or lower case is checked in code).
+_NEXT_WORD = "(?=[" + re.escape(_OPENERS) + r"]*[^\W\d_])"
+_CLOSE = r"[\"'`“”‘’»«‹›)\]}]*"
+_ELLIPSIS_BREAK = re.compile("\u2026" + _CLOSE + r"\s+" + _NEXT_WORD)
+# (For speed these two start with a character class, not a lookbehind or an
+# alternation; the character before the match and the exact emoticon form
+# are checked in code.)
+_EMOTICON_BREAK = re.compile(r"[:;=^<x][-'^o_]?[()\[\]DPpb/\\|*^3]{1,3}\s+" + _NEXT_WORD)
+_EMOTICON = re.compile(r"[:;=][-'^o]?[()\[\]DPpb/\\|*]{1,3}|\^_?\^|<3|xD")
+# Rule 12 is for English: a Latin-1 lower-case letter after the openers.
+_LOWER_START = re.compile(r"\.\s+(?=[" + re.escape(_OPENERS) + r"]*[a-zß-öø-ÿ])")
+_PLAIN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\w*[^\W\d_]\w*")
+# Rule 12 vetoes: abbreviations usually followed by more of the sentence.
+# Compared in lower case ...
+_CONTINUED_EN = frozenset(
+    """etc al approx est incl excl esp misc dept depts govt univ assn assoc inc corp co
+    cos ltd llc plc bros ave blvd rd hr hrs min mins yr yrs mo mos wk wks lb lbs oz ft
+    sq pt pts qt gal mi ref ed eds ibid cf bldg mgr mgmt dist div intl natl jr sr vs
+    ca nr abt""".split()
+)
+# ... and case-sensitively (US state abbreviations that are also words).
+_CONTINUED_EN_CASED = frozenset(
+    """Ala Ariz Ark Calif Colo Conn Del Fla Ga Ill Ind Kan Kans Ky La Md Mass Mich Minn
+    Miss Mo Mont Neb Nebr Nev Okla Ore Pa Penn Tenn Tex Va Vt Wash Wis Wisc Wyo""".split()
+)
 
 _STARTERS_EN = frozenset(
     """The A An This That These Those It Its I He She We They You There Here But And Or
@@ -342,9 +403,11 @@ class _Rules:
         starters: frozenset[str],
         ordinals: bool,
         lower_after_stop: bool = False,
+        lower_start: bool = False,
     ) -> None:
         self.single = single
         self.lower_after_stop = lower_after_stop
+        self.lower_start = lower_start  # rule 12
         self.starters = starters
         self.ordinals = ordinals
         # Index multi-part abbreviations by the part that ends at a boundary:
@@ -423,7 +486,7 @@ _MULTI_DE: list[tuple[tuple[str, ...], _Class]] = [
 
 def _build_rules(code: str) -> _Rules:
     if code == "en":
-        return _Rules(dict(_SINGLE_EN), _MULTI_EN, _STARTERS_EN, ordinals=False)
+        return _Rules(dict(_SINGLE_EN), _MULTI_EN, _STARTERS_EN, ordinals=False, lower_start=True)
     if code == "de":
         return _Rules(
             dict(_SINGLE_DE), _MULTI_DE, _STARTERS_DE, ordinals=True, lower_after_stop=True
@@ -586,6 +649,67 @@ def _correct(text: str, bounds: list[int], rules: _Rules) -> list[int]:
     return out
 
 
+def _starts_with(text: str, i: int, upper: bool) -> bool:
+    """Is the first letter at or after ``i`` (past opening quotes) upper/lower case?"""
+    while text[i] in _OPENERS:
+        i += 1
+    return text[i].isupper() if upper else text[i].islower()
+
+
+def _ordinary_word_before_stop(text: str, dot: int, rules: _Rules) -> bool:
+    """Rule 12: does the token ending at the full stop ``text[dot]`` end a sentence?"""
+    lo = max(0, dot - 40)
+    left = text[lo:dot].rsplit(None, 1)[-1] if text[lo:dot].strip() else ""
+    if not left or (lo > 0 and len(left) == dot - lo):
+        return False  # no token, or cut by the window (too long to judge)
+    word = left.lstrip(_OPENERS)
+    closed = word.rstrip(_QUOTE_CLOSERS)
+    if closed != word:
+        # A quotation or bracket closed right before the stop.
+        return bool(closed) and closed[-1] not in ".?!"
+    if len(word) < 2 or _PLAIN_WORD.fullmatch(word) is None:
+        return False
+    return not (
+        word in rules.single
+        or word.lower() in rules.single
+        or word.capitalize() in rules.single
+        or word.lower() in _CONTINUED_EN
+        or word in _CONTINUED_EN_CASED
+    )
+
+
+def _insert_boundaries(text: str, rules: _Rules) -> list[int]:
+    """Boundaries ICU does not report that rules 10-12 add (unsorted)."""
+    n = len(text)
+    out: list[int] = []
+    if "\u2026" in text:
+        out += [
+            m.end()
+            for m in _ELLIPSIS_BREAK.finditer(text)
+            if m.end() < n and _starts_with(text, m.end(), upper=True)
+        ]
+    out += [
+        m.end()
+        for m in _EMOTICON_BREAK.finditer(text)
+        if (m.start() == 0 or text[m.start() - 1].isspace())  # a free-standing token
+        and _EMOTICON.fullmatch(m.group().rstrip()) is not None
+        and m.end() < n
+        and _starts_with(text, m.end(), upper=True)
+    ]
+    if rules.lower_start:
+        out += [
+            m.end()
+            for m in _LOWER_START.finditer(text)
+            if m.end() < n
+            and m.start() > 0
+            and text[m.start() - 1] != "."
+            and not text[m.start() - 1].isspace()
+            and _starts_with(text, m.end(), upper=False)
+            and _ordinary_word_before_stop(text, m.start(), rules)
+        ]
+    return out
+
+
 def raw_sentence_boundaries(text: str, lang: str | None = None) -> list[int]:
     """ICU's own sentence boundaries (code points), incl. 0 and len(text).
 
@@ -613,7 +737,11 @@ def split_sentences(text: str, lang: str | None = None) -> list[tuple[int, int]]
     if not text:
         return []
     code = _normalise_lang(lang)
+    rules = _rules_for(code)
     bounds = _icu_boundaries("sentence", code, text, graphemes_only=True)
     if len(bounds) > 2:
-        bounds = _correct(text, bounds, _rules_for(code))
+        bounds = _correct(text, bounds, rules)
+    added = _insert_boundaries(text, rules)
+    if added:
+        bounds = sorted(set(bounds).union(added))
     return list(itertools.pairwise(bounds))

@@ -340,10 +340,98 @@ def test_grapheme_ascii_fast_path_matches_icu(text: str) -> None:
     assert grapheme_boundaries(text) == _icu_boundaries("character", "", text)
 
 
-def test_corrections_only_remove_icu_boundaries() -> None:
+def test_suppression_rules_only_remove_icu_boundaries() -> None:
     text = "Am 3. Oktober kam Dr. Müller, z. B. mit Mr. J. R. R. Tolkien. Ende."
     ours = {a for a, _ in split_sentences(text, None)}
     assert ours < set(raw_sentence_boundaries(text, None))
+
+
+# --- sentences: added boundaries (rules 10-12) ----------------------------
+# ICU reports none of these boundaries; each case checks that, so the tests
+# fail if the rule stops working.
+
+ADDED_CASES = [
+    # rule 10: "…" before a capitalised word ends the sentence ("..." does in ICU)
+    ("de", "Es war vorbei… Dann ging er.", ["Es war vorbei… ", "Dann ging er."]),
+    ("en", "We waited… Nobody came.", ["We waited… ", "Nobody came."]),
+    ("de", "Er sagte: „Mal sehen…“ Dann ging er.", ["Er sagte: „Mal sehen…“ ", "Dann ging er."]),
+    ("und", "We waited… „Dann“ kam er.", ["We waited… ", "„Dann“ kam er."]),
+    # rule 11: emoticon before a capitalised word
+    (
+        "de",
+        "Kann ich nur weiterempfehlen ;-) So eben war ich wieder da.",
+        ["Kann ich nur weiterempfehlen ;-) ", "So eben war ich wieder da."],
+    ),
+    ("de", "Super! :-) Wir kommen wieder.", ["Super! :-) ", "Wir kommen wieder."]),
+    ("en", "Thanks for the help :) Now it works.", ["Thanks for the help :) ", "Now it works."]),
+    ("en", "That was great xD Next time again.", ["That was great xD ", "Next time again."]),
+    # rule 12 (English): lower-case sentence start after a full stop
+    ("en", "i loved it. why do you ask?", ["i loved it. ", "why do you ask?"]),
+    ("en", "don't tell val. the weekend is mine.", ["don't tell val. ", "the weekend is mine."]),
+    (
+        "en",
+        'Like you said "the kids egg him on". maybe not.',
+        ['Like you said "the kids egg him on". ', "maybe not."],
+    ),
+    ("en", "Call Kathy (3-3264). you know her.", ["Call Kathy (3-3264). ", "you know her."]),
+    (
+        "en",
+        "For today, Nov 5th. preferably in San Jose.",
+        ["For today, Nov 5th. ", "preferably in San Jose."],
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "expected"), ADDED_CASES)
+def test_added_boundaries(lang: str, text: str, expected: list[str]) -> None:
+    assert sentences(text, lang) == expected
+    assert len(raw_sentence_boundaries(text, lang)) - 1 < len(expected)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        # rule 10: not before a lower-case word
+        ("de", "Ich dachte… naja, das war es dann."),
+        ("en", "He paused… and then left."),
+        # rule 11: not before a lower-case word; not without a space; not a label
+        ("en", "Is it :-) really that good?"),
+        ("de", "Das ist toll:-)Wir kommen."),
+        ("en", "See http://example.com/x :/ok fine."),
+        # rule 12: abbreviations, initials, inner dots, dots, closers after the stop
+        ("en", "I like apples, pears etc. and more."),
+        ("en", "He works for Enron Corp. in Houston."),
+        ("en", "It costs approx. five dollars."),
+        ("en", "Smith et al. found it first."),
+        ("en", "It weighs 5 lbs. and costs more."),
+        ("en", "He lives in Boston, Mass. and works there."),
+        ("en", "The U.S. military left early."),
+        ("en", "We start at 9 a.m. and stop late."),
+        ("en", "Mr. smith and Dr. jones came."),
+        ("en", "See Fig. ten and vol. two."),
+        ("en", "Choose plan b. then the rest."),
+        ("en", "Wait.. what happened there?"),
+        ("en", '"Go home." he said quietly.'),
+        ("en", "(See above.) and then it ends."),
+        ("en", "It cost 5. then nothing."),
+        # rule 12 is English only: German and unknown-language text keep ICU's
+        ("de", "Das kostet ca. fünf Euro. und tägl. geöffnet."),
+        ("und", "i loved it. why do you ask?"),
+        (None, "das war gut. nicht schlecht."),
+    ],
+)
+def test_no_added_boundary(lang: str | None, text: str) -> None:
+    assert sentences(text, lang) == [text]
+    assert raw_sentence_boundaries(text, lang) == [0, len(text)]
+
+
+def test_added_boundary_sits_after_whitespace() -> None:
+    text = "Es war vorbei…\u00a0 Dann :-)\tWir. i loved it.\n\nwhy"
+    raw = set(raw_sentence_boundaries(text, "en"))
+    added = [a for a, _ in split_sentences(text, "en") if a not in raw]
+    assert added
+    for a in added:
+        assert text[a - 1].isspace() and text[a].isalpha()
 
 
 def test_thread_local_iterators_give_same_results() -> None:

@@ -515,9 +515,10 @@ Protocol: sentences of one paragraph (EWT), one document (PUD) or 10
 consecutive sentences (GSD, which marks neither) are joined with one space;
 internal gold boundaries vs predicted span starts (moved past whitespace).
 The correction rules of `chunkwise.segment` were written looking only at
-errors on the **dev** files (EWT dev, GSD dev); the **test** files (EWT test,
-GSD test, and the PUD treebanks, a different domain) are held out and were
-not inspected for rule design.  Methods: `icu` = raw ICU sentence
+errors on the **dev** files (EWT dev, GSD dev; GSD train may serve as well,
+`--split train`, not in this table); the **test** files (EWT test, GSD test,
+and the PUD treebanks, a different domain) are held out and were not
+inspected for rule design.  Methods: `icu` = raw ICU sentence
 BreakIterator for the language; `icu_ss` = ICU with `@ss=standard`
 abbreviation suppression; `chunkwise` = `split_sentences(text, lang)`;
 `chunkwise_und` = `split_sentences(text, None)` (root rules + en and de

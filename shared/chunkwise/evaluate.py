@@ -855,6 +855,7 @@ def main_eval(argv: Sequence[str]) -> int:
         keep_indices=args.keep_indices,
         plot=args.plot,
     )
-    print(render_summary_markdown(reports))
+    # The summary's mode: hybrid when it was run, else the first one (as run_evaluation).
+    print(render_summary_markdown(reports, "hybrid" if "hybrid" in modes else modes[0]))
     print(f"reports written to {args.out}")
     return 0

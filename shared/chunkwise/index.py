@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from chunkwise.errors import ConfigError, PermanentError, TransientError
+from chunkwise.rows import table_rows
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 
 DEFAULT_PREFIX = "chunks"
@@ -45,6 +46,10 @@ _PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,99}$")
 LANG_FIELDS: Mapping[str, str] = {"en": "text_en", "de": "text_de"}
 LANG_ANALYZERS: Mapping[str, str] = {"en": "english", "de": "german"}
 TEXT_FIELD = "text"  # standard analyzer, always filled (language-neutral fallback)
+#: Index-only nested field: one object per table row of the chunk, each row's cells
+#: named by their column (`chunkwise.rows`), analysed like the chunk's text
+#: (``rows.text`` plus ``rows.text_<lang>``). BM25 adds the best row's score.
+ROWS_FIELD = "rows"
 
 
 class State(StrEnum):
@@ -175,6 +180,17 @@ def index_body(
                     LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
                     for lang, analyzer in LANG_ANALYZERS.items()
                 },
+                ROWS_FIELD: {
+                    "type": "nested",
+                    "dynamic": "strict",
+                    "properties": {
+                        TEXT_FIELD: {"type": "text", "analyzer": "standard"},
+                        **{
+                            LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
+                            for lang, analyzer in LANG_ANALYZERS.items()
+                        },
+                    },
+                },
                 "embedding": {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -274,6 +290,10 @@ def chunk_document(
             doc[name] = None  # "" is not a date
     for f in lang_fields(chunk.lang):
         doc[f] = chunk.text
+    rows = table_rows(chunk.body, chunk.table_header)
+    if rows:
+        fields = [TEXT_FIELD, *lang_fields(chunk.lang)]
+        doc[ROWS_FIELD] = [dict.fromkeys(fields, row) for row in rows]
     doc["embedding"] = [float(x) for x in embedding]
     doc["state"] = state.value
     doc["revision_chunks"] = revision_chunks

@@ -1,7 +1,11 @@
 """Hybrid search: query bodies, fusion and result post-processing (pure; no I/O).
 
 DESIGN section 6. BM25 runs over the language-analysed fields (``text_en``,
-``text_de``) plus the standard-analysed ``text``; k-NN over ``embedding``
+``text_de``) plus the standard-analysed ``text``, and adds the score of the
+chunk's best-matching table row (the nested ``rows`` field, each row's cells
+named by their column: a question about a cell names its row and its column,
+and one row matching both outranks a paragraph that only talks about the
+columns); k-NN over ``embedding``
 (Lucene HNSW, cosine). The two ranked lists are fused by reciprocal rank
 fusion (k=60), server-side by a search pipeline when the cluster has
 neural-search, otherwise client-side with `rrf` below: the same formula.
@@ -19,12 +23,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chunkwise.index import LANG_FIELDS, TEXT_FIELD, State, revision_sort_key
+from chunkwise.index import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD, State, revision_sort_key
 
 RRF_K = 60
 PIPELINE_RRF = "chunkwise-rrf"
 PIPELINE_NORM = "chunkwise-norm"
-SOURCE_EXCLUDES = ["embedding", "text_en", "text_de"]
+SOURCE_EXCLUDES = ["embedding", "text_en", "text_de", ROWS_FIELD]
 
 
 class SearchFilters(BaseModel):
@@ -93,6 +97,38 @@ def bm25_clause(query: str, lang: str | None) -> dict[str, Any]:
     }
 
 
+def row_clause(query: str, lang: str | None) -> dict[str, Any]:
+    """The best table row's BM25 score (same fields and boost as the chunk's text).
+
+    ``ignore_unmapped``: generations created before the ``rows`` field still answer.
+    """
+    return {
+        "nested": {
+            "path": ROWS_FIELD,
+            "score_mode": "max",
+            "ignore_unmapped": True,
+            "query": {
+                "multi_match": {
+                    "query": query,
+                    "fields": [f"{ROWS_FIELD}.{f}" for f in bm25_fields(lang)],
+                    "type": "best_fields",
+                }
+            },
+        }
+    }
+
+
+def lexical_clause(query: str, lang: str | None, filters: SearchFilters) -> dict[str, Any]:
+    """BM25 over the chunk's text (must match) plus its best table row (adds score)."""
+    return {
+        "bool": {
+            "must": [bm25_clause(query, lang)],
+            "should": [row_clause(query, lang)],
+            "filter": filters.clauses(),
+        }
+    }
+
+
 def bm25_query(
     query: str, k: int, filters: SearchFilters | None = None, *, lang: str | None = None
 ) -> dict[str, Any]:
@@ -100,7 +136,7 @@ def bm25_query(
     return {
         "size": k,
         "_source": {"excludes": SOURCE_EXCLUDES},
-        "query": {"bool": {"must": [bm25_clause(query, lang)], "filter": f.clauses()}},
+        "query": lexical_clause(query, lang, f),
     }
 
 
@@ -145,7 +181,7 @@ def hybrid_query(
         "query": {
             "hybrid": {
                 "queries": [
-                    {"bool": {"must": [bm25_clause(query, lang)], "filter": f.clauses()}},
+                    lexical_clause(query, lang, f),
                     knn_clause(vector, k, f),
                 ]
             }

@@ -36,6 +36,7 @@ from chunkwise.index import (
     sweep_body,
     visible_keys_query,
 )
+from chunkwise.schema import ChunkKind
 
 
 def _embed(texts: object) -> list[list[float]]:
@@ -90,6 +91,37 @@ def test_language_decides_bm25_fields() -> None:
     und = make_chunks("d", v, 1, lang="und")[0]
     doc = chunk_document(und, [0.0], revision_chunks=1)
     assert doc["text_en"] == doc["text_de"] == und.text
+    assert "rows" not in doc  # prose: no table rows
+
+
+def test_table_rows_are_indexed_nested_with_their_column_names() -> None:
+    props = index_body(3)["mappings"]["properties"]
+    rows = props["rows"]
+    assert rows["type"] == "nested" and rows["dynamic"] == "strict"
+    assert rows["properties"]["text_de"]["analyzer"] == "german"
+    assert rows["properties"]["text"]["analyzer"] == "standard"
+    v = ObjectVersion("2025-01-01T00:00:00Z", "v1", key="k")
+    base = make_chunks("d", v, 1, lang="de")[0]
+    header = "| Tarif | Jahrespreis |\n| --- | --- |"
+    body = "| Starter | 60 € |\n| Team | 140 € |"
+    chunk = base.model_copy(
+        update={
+            "body": body,
+            "end": base.start + len(body),
+            "table_header": header,
+            "text": header + "\n" + body,
+            "kind": ChunkKind.TABLE,
+        }
+    )
+    doc = chunk_document(chunk, [0.0], revision_chunks=1)
+    assert doc["rows"] == [
+        {
+            "text": "Tarif: Starter; Jahrespreis: 60 €",
+            "text_de": "Tarif: Starter; Jahrespreis: 60 €",
+        },
+        {"text": "Tarif: Team; Jahrespreis: 140 €", "text_de": "Tarif: Team; Jahrespreis: 140 €"},
+    ]
+    assert doc["text"] == chunk.text  # the indexed text itself is unchanged
 
 
 def test_bulk_actions_ids_routing_and_counts() -> None:

@@ -63,7 +63,16 @@ def test_bm25_knn_hybrid_bodies() -> None:
     b = bm25_query("Wie kündige ich?", 5, lang="de")
     mm = b["query"]["bool"]["must"][0]["multi_match"]
     assert mm["fields"] == ["text_en", "text_de^2", "text"]
-    assert "embedding" in b["_source"]["excludes"]
+    assert "embedding" in b["_source"]["excludes"] and "rows" in b["_source"]["excludes"]
+    # The best table row adds its score; it never decides alone what matches.
+    nested = b["query"]["bool"]["should"][0]["nested"]
+    assert nested["path"] == "rows" and nested["score_mode"] == "max"
+    assert nested["ignore_unmapped"] is True
+    assert nested["query"]["multi_match"]["fields"] == [
+        "rows.text_en",
+        "rows.text_de^2",
+        "rows.text",
+    ]
     k = knn_query([0.5, 0.5], 7)
     assert k["query"]["knn"]["embedding"]["k"] == 7
     assert k["query"]["knn"]["embedding"]["filter"]["bool"]["filter"] == [
@@ -73,6 +82,7 @@ def test_bm25_knn_hybrid_bodies() -> None:
     subs = h["query"]["hybrid"]["queries"]
     assert len(subs) == 2 and "knn" in subs[1]
     assert {"terms": {"kind": ["table"]}} in subs[0]["bool"]["filter"]
+    assert subs[0]["bool"]["should"][0]["nested"]["path"] == "rows"
     p = rrf_pipeline_body()
     proc = p["phase_results_processors"][0]["score-ranker-processor"]
     assert proc["combination"] == {"technique": "rrf", "rank_constant": 60}

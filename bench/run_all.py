@@ -4,7 +4,10 @@ Benchmarks that need the local OpenSearch node are run through
 scripts/with-services.sh by the Makefile (OPENSEARCH_URL is set then). The
 sentence-segmentation evaluation needs the Universal Dependencies files
 (see bench/sentences/README.md); it is skipped with a message when they are
-absent instead of failing the whole run.
+absent instead of failing the whole run. The real-text throughput run builds
+its corpus from Debian documentation packages (bench/realtext/build.py, needs
+`apt-get download` and `dpkg-deb`); it is skipped with a message when that
+fails.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 UD_ROOT = ROOT / ".local" / "ud"
+REAL_TEXT = ROOT / ".local" / "realtext" / "corpus.jsonl"
+REAL_TEXT_TOOLS = (
+    "chunkwise,chunkwise-warm-memo,chunkwise-no-memo,semantic-text-splitter,"
+    "langchain-recursive,tokenizer-floor"
+)
 
 STEPS: list[tuple[str, list[str], bool]] = [
     # (name, module + args, needs OpenSearch)
@@ -23,6 +31,19 @@ STEPS: list[tuple[str, list[str], bool]] = [
     ("extract_pdf", ["bench.extract_pdf"], False),
     ("index_search", ["bench.index_search"], True),
 ]
+
+
+def real_text(failures: list[str]) -> None:
+    if not REAL_TEXT.exists():
+        build = [sys.executable, "-m", "bench.realtext.build", "--out", str(REAL_TEXT)]
+        if subprocess.call(build, cwd=ROOT) != 0:
+            print("[bench] throughput_real_text: skipped, could not build the Debian corpus")
+            return
+    cmd = ["bench.throughput", "--debian-docs", str(REAL_TEXT), "--tools", REAL_TEXT_TOOLS]
+    cmd += ["--out", "bench/results/throughput_real_text.md"]
+    print(f"[bench] throughput_real_text: python -m {' '.join(cmd)}", flush=True)
+    if subprocess.call([sys.executable, "-m", *cmd], cwd=ROOT) != 0:
+        failures.append("throughput_real_text")
 
 
 def main() -> int:
@@ -37,6 +58,8 @@ def main() -> int:
         print(f"[bench] {name}: python -m {' '.join(args)}", flush=True)
         if subprocess.call([sys.executable, "-m", *args], cwd=ROOT) != 0:
             failures.append(name)
+    if not only or "throughput_real_text" in only:
+        real_text(failures)
     if not only or "sentences" in only:
         if UD_ROOT.exists():
             cmd = [

@@ -1,0 +1,118 @@
+"""A real-text EN/DE corpus for the throughput benchmark, from Debian's documentation.
+
+The generated corpus of ``bench.throughput`` reuses a small vocabulary, which
+flatters anything that caches per word (the token counter's word memo). This
+builds a corpus of real technical documentation in English and German instead:
+the HTML manuals shipped in Debian packages (the Debian Administrator's
+Handbook, the Debian Reference, the Developer's Reference, the New Maintainers'
+Guide, the Debian FAQ and the GIMP user manual, each in English and German),
+downloaded with
+``apt-get download`` at pinned versions and turned into canonical text by
+chunkwise's own HTML extractor, as the ingest pipeline would.
+
+    python -m bench.realtext.build --out .local/realtext/corpus.jsonl
+
+The packages are free documentation (GPL-2+, CC-BY-SA-3.0; the GIMP manual is
+under the GFDL; see their copyright files after unpacking); nothing of them is
+committed, only aggregate measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from chunkwise.extract import ExtractionError, extract
+from chunkwise.lang import detect_language
+
+# Pinned to Debian 12 (bookworm); `apt-get download` refuses other versions
+# rather than silently measuring different text.
+PACKAGES = {
+    "debian-handbook": "11.20220922",
+    "debian-reference-en": "2.100",
+    "debian-reference-de": "2.100",
+    "developers-reference": "12.18",
+    "developers-reference-de": "12.18",
+    "maint-guide": "1.2.53",
+    "maint-guide-de": "1.2.53",
+    "debian-faq": "11.1",
+    "debian-faq-de": "11.1",
+    "gimp-help-en": "2.10.34-2",
+    "gimp-help-de": "2.10.34-2",
+}
+# The handbook ships 26 translations; only these two are wanted.
+_HANDBOOK_LOCALE = re.compile(r"/debian-handbook/html/([a-z]{2}-[A-Z]{2})/")
+_WANTED_LOCALES = {"en-US", "de-DE"}
+
+
+def download(workdir: Path) -> Path:
+    """Fetch and unpack the pinned packages; returns the unpacked root."""
+    debs, root = workdir / "debs", workdir / "root"
+    debs.mkdir(parents=True, exist_ok=True)
+    wanted = [f"{name}={version}" for name, version in PACKAGES.items()]
+    missing = [w for w in wanted if not list(debs.glob(w.replace("=", "_") + "_*.deb"))]
+    if missing:
+        subprocess.run(["apt-get", "download", *missing], cwd=debs, check=True)
+    root.mkdir(exist_ok=True)
+    for deb in sorted(debs.glob("*.deb")):
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+    return root
+
+
+def html_files(root: Path) -> list[Path]:
+    """Every HTML page once (symlinks and copies removed), handbook in en/de only."""
+    seen: set[str] = set()
+    out = []
+    for path in sorted(root.rglob("*.html")):
+        locale = _HANDBOOK_LOCALE.search(str(path))
+        if locale and locale.group(1) not in _WANTED_LOCALES:
+            continue
+        if path.is_symlink():
+            continue
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest in seen:
+            continue
+        seen.add(digest)
+        out.append(path)
+    return out
+
+
+def build(root: Path, out: Path) -> dict[str, int]:
+    """Extract every page; keep English and German documents (detected)."""
+    counts = {"en": 0, "de": 0, "skipped": 0, "chars": 0}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as fh:
+        for path in html_files(root):
+            try:
+                text = extract(path.read_bytes(), filename=path.name).text
+            except ExtractionError:
+                counts["skipped"] += 1
+                continue
+            lang = detect_language(text)
+            if lang not in ("en", "de") or len(text) < 500:
+                counts["skipped"] += 1
+                continue
+            counts[lang] += 1
+            counts["chars"] += len(text)
+            fh.write(json.dumps({"lang": lang, "text": text}, ensure_ascii=False) + "\n")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", default=".local/realtext", help="downloads and unpacked files")
+    ap.add_argument("--out", default=".local/realtext/corpus.jsonl")
+    args = ap.parse_args(argv)
+    root = download(Path(args.workdir))
+    counts = build(root, Path(args.out))
+    print(json.dumps(counts), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -715,13 +715,14 @@ CORPUS_NOTE = {
         "memo starts cold and keeps missing on new words, unlike on the generated corpus."
     ),
     "debian": (
-        "This run used **real text**: the English and German HTML manuals of nine Debian 12 "
-        "documentation packages (Administrator's Handbook, Debian Reference, Developer's "
-        "Reference, New Maintainers' Guide, FAQ), one document per HTML page, turned into "
-        "canonical text by chunkwise's HTML extractor (`python -m bench.realtext.build`; "
-        "pinned versions in bench/realtext/build.py; not in the repository). Technical "
-        "prose with tables, lists, commands and file names: its vocabulary is natural, so "
-        "the word memo starts cold and keeps meeting new words."
+        "This run used **real text**: the English and German HTML manuals of Debian 12 "
+        "documentation packages (Debian Administrator's Handbook, Debian Reference, "
+        "Developer's Reference, New Maintainers' Guide, Debian FAQ, installation guide, and "
+        "the GIMP, LibreOffice and KiCad user manuals), one document per HTML page, turned "
+        "into canonical text by chunkwise's HTML extractor (`python -m bench.realtext.build`; "
+        "pinned package versions in bench/realtext/build.py; not in the repository). "
+        "Technical prose with tables, lists, commands and file names: its vocabulary is "
+        "natural, so the word memo starts cold and keeps meeting new words."
     ),
 }
 

@@ -5,16 +5,17 @@ flatters anything that caches per word (the token counter's word memo). This
 builds a corpus of real technical documentation in English and German instead:
 the HTML manuals shipped in Debian packages (the Debian Administrator's
 Handbook, the Debian Reference, the Developer's Reference, the New Maintainers'
-Guide, the Debian FAQ and the GIMP user manual, each in English and German),
+Guide, the Debian FAQ, the Debian installation guide and the GIMP, LibreOffice
+and KiCad user manuals, each in English and German),
 downloaded with
 ``apt-get download`` at pinned versions and turned into canonical text by
 chunkwise's own HTML extractor, as the ingest pipeline would.
 
     python -m bench.realtext.build --out .local/realtext/corpus.jsonl
 
-The packages are free documentation (GPL-2+, CC-BY-SA-3.0; the GIMP manual is
-under the GFDL; see their copyright files after unpacking); nothing of them is
-committed, only aggregate measurements.
+The packages are free documentation (GPL, GFDL, CC-BY-SA, MPL-2.0; see their
+copyright files after unpacking); nothing of them is committed, only aggregate
+measurements.
 """
 
 from __future__ import annotations
@@ -44,10 +45,16 @@ PACKAGES = {
     "debian-faq-de": "11.1",
     "gimp-help-en": "2.10.34-2",
     "gimp-help-de": "2.10.34-2",
+    "libreoffice-help-en-us": "4:7.4.7-1+deb12u14",
+    "libreoffice-help-de": "4:7.4.7-1+deb12u14",
+    "kicad-doc-en": "6.0.11+dfsg-1",
+    "kicad-doc-de": "6.0.11+dfsg-1",
+    "installation-guide-amd64": "20230508+deb12u1",
 }
-# The handbook ships 26 translations; only these two are wanted.
-_HANDBOOK_LOCALE = re.compile(r"/debian-handbook/html/([a-z]{2}-[A-Z]{2})/")
-_WANTED_LOCALES = {"en-US", "de-DE"}
+# Several packages ship many translations, in locale folders (`de-DE/`, `fr/`)
+# or file names (`ch01.fr.html`): only English and German pages are wanted.
+_LOCALE = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
+_WANTED_LOCALES = {"en", "de", "en-us", "de-de", "en_us", "de_de"}
 
 
 def download(workdir: Path) -> Path:
@@ -64,13 +71,20 @@ def download(workdir: Path) -> Path:
     return root
 
 
+def _wanted_language(path: Path) -> bool:
+    suffix_lang = path.suffixes[-2][1:] if len(path.suffixes) >= 2 else ""
+    tagged = [part for part in path.parts[:-1] if _LOCALE.match(part)]
+    if _LOCALE.match(suffix_lang):
+        tagged.append(suffix_lang)
+    return all(tag.lower() in _WANTED_LOCALES for tag in tagged)
+
+
 def html_files(root: Path) -> list[Path]:
     """Every HTML page once (symlinks and copies removed), handbook in en/de only."""
     seen: set[str] = set()
     out = []
     for path in sorted(root.rglob("*.html")):
-        locale = _HANDBOOK_LOCALE.search(str(path))
-        if locale and locale.group(1) not in _WANTED_LOCALES:
+        if not _wanted_language(path):
             continue
         if path.is_symlink():
             continue

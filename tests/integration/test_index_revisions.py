@@ -38,6 +38,7 @@ from chunkwise.index_opensearch import (
 )
 from chunkwise.search import SearchFilters
 from chunkwise.search_opensearch import Searcher
+from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
 pytestmark = pytest.mark.integration
@@ -47,12 +48,8 @@ BUCKET = "bucket"
 
 @pytest.fixture(scope="module")
 def live_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
-    names = IndexNames(f"it-rev-{uuid.uuid4().hex[:10]}")
-    ix = OpenSearchIndex(client, names)
-    ix.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
-    yield ix
-    for g in ix.generations():
-        ix.drop(g, force=True)
+    with live_test_index(client, embedder, "it-rev") as ix:
+        yield ix
 
 
 def _paragraphs(v: ObjectVersion) -> list[str]:

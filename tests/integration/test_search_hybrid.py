@@ -11,10 +11,11 @@ from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_search
 from chunkwise.embed import MiniLMEmbedder
-from chunkwise.index import IndexNames, ObjectVersion, make_doc_id, reconcile
+from chunkwise.index import ObjectVersion, make_doc_id, reconcile
 from chunkwise.index_opensearch import OpenSearchIndex
 from chunkwise.search import SearchFilters
 from chunkwise.search_opensearch import Searcher, detect_caps
+from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
 pytestmark = pytest.mark.integration
@@ -60,9 +61,12 @@ CORPUS: dict[str, tuple[str, str, list[str]]] = {
 
 @pytest.fixture(scope="module")
 def corpus_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
-    names = IndexNames(f"it-search-{uuid.uuid4().hex[:10]}")
-    ix = OpenSearchIndex(client, names)
-    ix.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
+    with live_test_index(client, embedder, "it-search") as ix:
+        _ingest(ix, embedder)
+        yield ix
+
+
+def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
     s3 = FakeS3(BUCKET)
     for key, (lang, kind, paras) in CORPUS.items():
         s3.put(key, "v1", "2025-03-01T00:00:00Z")
@@ -77,9 +81,6 @@ def corpus_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenS
             ),
             embed=embedder.embed,
         )
-    yield ix
-    for g in ix.generations():
-        ix.drop(g, force=True)
 
 
 FUSIONS = ["client", "server"]

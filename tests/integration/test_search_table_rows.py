@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.embed import MiniLMEmbedder
-from chunkwise.index import IndexNames, make_doc_id, reconcile
+from chunkwise.index import make_doc_id, reconcile
 from chunkwise.index_opensearch import OpenSearchIndex
 from chunkwise.search import SearchFilters, bm25_clause
 from chunkwise.search_opensearch import Searcher
+from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
 pytestmark = pytest.mark.integration
@@ -37,9 +37,12 @@ QUESTION = "Wie hoch ist der Grundpreis pro Haushalt im Tarif Fix?"
 
 @pytest.fixture(scope="module")
 def tariff_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
-    names = IndexNames(f"it-rows-{uuid.uuid4().hex[:10]}")
-    ix = OpenSearchIndex(client, names)
-    ix.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
+    with live_test_index(client, embedder, "it-rows") as ix:
+        _ingest(ix, embedder)
+        yield ix
+
+
+def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
     s3 = FakeS3(BUCKET)
     s3.put(KEY, "v1", "2025-03-01T00:00:00Z")
     doc = make_doc_id(BUCKET, KEY)
@@ -53,9 +56,6 @@ def tariff_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenS
         ),
         embed=embedder.embed,
     )
-    yield ix
-    for g in ix.generations():
-        ix.drop(g, force=True)
 
 
 def test_rows_are_indexed_but_not_returned(tariff_index: OpenSearchIndex) -> None:

@@ -50,6 +50,11 @@ TEXT_FIELD = "text"  # standard analyzer, always filled (language-neutral fallba
 #: named by their column (`chunkwise.rows`), analysed like the chunk's text
 #: (``rows.text`` plus ``rows.text_<lang>``). BM25 adds the best row's score.
 ROWS_FIELD = "rows"
+# Bumped whenever the generation mapping gains a field. The deploy-time index
+# setup (the admin function's custom resource in template.yaml, property
+# MappingRevision) re-runs when it changes and adds the new fields to the live
+# generation (OpenSearchIndex.add_missing_fields). 2: the nested `rows` field.
+MAPPING_REVISION = 2
 
 
 class State(StrEnum):
@@ -114,6 +119,18 @@ def make_doc_id(bucket: str, key: str) -> str:
 
 
 # --------------------------------------------------------------------------- mapping
+
+
+def missing_properties(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level mapping properties that ``wanted`` has and ``current`` lacks.
+
+    An index created by an older release keeps its (strict) mapping; fields
+    that a newer release writes (e.g. ``rows``) must be added to it before the
+    first write, or every chunk carrying them is rejected. OpenSearch accepts
+    new fields on a live index, never changes to existing ones, so only the
+    missing ones are returned.
+    """
+    return {name: spec for name, spec in wanted.items() if name not in current}
 
 
 def index_body(

@@ -57,6 +57,7 @@ from chunkwise.index import (
     flip_live_body,
     index_body,
     index_template_body,
+    missing_properties,
     parse_revision_states,
     revision_states_query,
     stale_chunks_body,
@@ -361,15 +362,32 @@ class OpenSearchIndex:
     def ensure_live_generation(
         self, generation: str, *, dimension: int, embedder_name: str = ""
     ) -> str:
-        """Create ``generation`` and swap to it unless some generation is live already."""
+        """Create ``generation`` and swap to it unless some generation is live already;
+        a live generation created by an older release gets this release's new fields."""
         live = self.live_generation()
         if live:
+            self.add_missing_fields(live)
             return live
         index = self.names.index(generation)
         if not self.client.indices.exists(index=index):
             self.create_generation(generation, dimension=dimension, embedder_name=embedder_name)
         self.swap(generation)
         return index
+
+    def add_missing_fields(self, index: str) -> list[str]:
+        """Add the fields of this release's mapping that ``index`` lacks; returns their names."""
+
+        def do() -> list[str]:
+            mapping = self.client.indices.get_mapping(index=index)[index]["mappings"]
+            dimension = int(mapping.get("_meta", {}).get("dimension", 1))
+            wanted = index_body(dimension)["mappings"]["properties"]
+            missing = missing_properties(mapping.get("properties", {}), wanted)
+            if missing:
+                self.client.indices.put_mapping(index=index, body={"properties": missing})
+                log.info("added fields %s to the mapping of %s", sorted(missing), index)
+            return sorted(missing)
+
+        return with_retries(self.policy, f"add missing fields to {index}", do)
 
     def sweep(self, older_than_seconds: int, *, now: datetime | None = None) -> int:
         """Delete superseded/deleted chunks older than the retention; returns the count."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,8 @@ from test_index_fakes import FakeIndex, FakeS3, make_chunks
 
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index import (
+    MAPPING_REVISION,
+    ROWS_FIELD,
     Action,
     IndexNames,
     ObjectVersion,
@@ -24,6 +28,7 @@ from chunkwise.index import (
     keys_to_reconcile,
     lang_fields,
     make_doc_id,
+    missing_properties,
     new_generation_id,
     parse_duration_seconds,
     parse_revision_states,
@@ -368,3 +373,21 @@ def test_index_template_covers_the_prefix_without_a_vector_dimension() -> None:
     assert "embedding" not in props and props["doc_id"] == {"type": "keyword"}
     assert body["template"]["mappings"]["dynamic"] == "strict"
     assert body["template"]["settings"]["index"]["knn"] is True
+
+
+def test_missing_properties_are_only_the_new_fields() -> None:
+    wanted = index_body(8)["mappings"]["properties"]
+    older = {name: spec for name, spec in wanted.items() if name != ROWS_FIELD}
+    assert missing_properties(older, wanted) == {ROWS_FIELD: wanted[ROWS_FIELD]}
+    assert missing_properties(wanted, wanted) == {}
+    # A field the live index has is never re-sent, even if its definition differs:
+    # OpenSearch refuses changes to existing fields.
+    changed = {**wanted, "text": {"type": "keyword"}}
+    assert missing_properties(changed, wanted) == {}
+
+
+def test_deploy_reruns_index_setup_when_the_mapping_revision_changes() -> None:
+    template = (Path(__file__).parents[2] / "template.yaml").read_text(encoding="utf-8")
+    match = re.search(r'^\s+MappingRevision: "(\d+)"$', template, re.MULTILINE)
+    assert match is not None, "the index custom resource must carry MappingRevision"
+    assert int(match.group(1)) == MAPPING_REVISION

@@ -1,0 +1,61 @@
+"""A live generation created by an older release gets this release's new fields.
+
+Before the nested `rows` field existed, generations were created without it;
+their mapping is strict, so chunks that now carry `rows` would be rejected
+(and the whole revision withdrawn) until the field is added. The deploy-time
+setup (`ensure_live_generation`) adds it to the live index on the real node.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from opensearchpy import OpenSearch
+
+from chunkwise.embed import MiniLMEmbedder
+from chunkwise.index import ROWS_FIELD, IndexNames, index_body, make_doc_id
+from chunkwise.index_opensearch import MappingRejectedError, OpenSearchIndex
+from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+
+pytestmark = pytest.mark.integration
+
+TABLE = "| Plan | Price |\n| --- | --- |\n| Starter | 6 € |\n| Team | 12 € |"
+
+
+def _older_release_generation(ix: OpenSearchIndex, dimension: int) -> str:
+    """Create and publish generation g0 with the mapping an older release wrote."""
+    body = index_body(dimension, generation="g0")
+    del body["mappings"]["properties"][ROWS_FIELD]
+    index = ix.names.index("g0")
+    ix.client.indices.create(index=index, body=body)
+    ix.swap("g0")
+    return index
+
+
+def test_live_generation_from_an_older_release_accepts_table_rows(
+    client: OpenSearch, embedder: MiniLMEmbedder
+) -> None:
+    ix = OpenSearchIndex(client, IndexNames(f"it-upgrade-{uuid.uuid4().hex[:10]}"))
+    try:
+        index = _older_release_generation(ix, embedder.dimension)
+        s3 = FakeS3("bucket")
+        version = s3.put("prices.md", "v1", "2025-03-01T00:00:00Z")
+        chunks = chunks_from_paragraphs(
+            make_doc_id("bucket", "prices.md"), version, [TABLE], kind="table"
+        )
+        vectors = embedder.embed([c.text for c in chunks])
+        with pytest.raises(MappingRejectedError, match="strict_dynamic_mapping"):
+            ix.write_revision(chunks, vectors)
+
+        live = ix.ensure_live_generation("g1", dimension=embedder.dimension)
+
+        assert live == index  # no new generation: the live one was upgraded in place
+        mapping = client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
+        assert mapping[ROWS_FIELD]["type"] == "nested"
+        ix.write_revision(chunks, vectors)
+        assert client.count(index=index)["count"] == len(chunks)
+        assert ix.add_missing_fields(index) == []  # idempotent
+    finally:
+        for generation in ix.generations():
+            ix.drop(generation, force=True)

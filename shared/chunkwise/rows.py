@@ -20,19 +20,25 @@ cells could not be named.
 
 from __future__ import annotations
 
+import re
+
 from chunkwise.blocks import LINEAR_ROW, SEPARATOR_LINE
 
 ROW_CELL_SEPARATOR = "; "
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
 def split_cells(line: str) -> list[str]:
-    """Cells of one markdown table line (outer pipes optional, cells stripped)."""
+    """Cells of one markdown table line (outer pipes optional, cells stripped).
+
+    GFM lets a cell hold a literal pipe escaped as ``\\|``: it does not split.
+    """
     s = line.strip()
     if s.startswith("|"):
         s = s[1:]
-    if s.endswith("|"):
+    if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
-    return [c.strip() for c in s.split("|")]
+    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
 
 
 def _is_separator(line: str) -> bool:
@@ -78,7 +84,9 @@ def table_rows(body: str, table_header: str = "") -> list[str]:
         if _is_separator(nxt):
             header = split_cells(line)  # a (new) table starts here
             continue
-        if header is not None and line.lstrip().startswith("|"):
+        # Outer pipes are optional in GFM ("Starter | 6 | 60"); under a known
+        # header such a line is a row, unless it reads as a linearised row.
+        if header is not None and (line.lstrip().startswith("|") or not LINEAR_ROW.match(line)):
             row = name_cells(header, split_cells(line))
             if row:
                 out.append(row)

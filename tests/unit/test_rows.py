@@ -73,3 +73,17 @@ def test_one_row_per_table_line(cells: list[list[str]]) -> None:
     body = "| h1 | h2 |\n| --- | --- |\n" + "\n".join(lines)
     rows = table_rows(body)
     assert len(rows) == sum(any(x.strip() for x in c) for c in cells)
+
+
+def test_rows_of_a_table_without_outer_pipes() -> None:
+    body = "Plan | Monthly | Yearly\n--- | --- | ---\nStarter | 6 | 60\nTeam | 12 | 120"
+    assert table_rows(body) == [
+        "Plan: Starter; Monthly: 6; Yearly: 60",
+        "Plan: Team; Monthly: 12; Yearly: 120",
+    ]
+
+
+def test_escaped_pipes_stay_inside_their_cell() -> None:
+    assert split_cells(r"| `a \| b` | pipe a into b |") == ["`a | b`", "pipe a into b"]
+    body = "| Cmd | Meaning |\n| --- | --- |\n" + r"| `a \| b` | pipe a into b |"
+    assert table_rows(body) == ["Cmd: `a | b`; Meaning: pipe a into b"]

@@ -665,11 +665,18 @@ def _ordinary_word_before_stop(text: str, dot: int, rules: _Rules) -> bool:
     word = left.lstrip(_OPENERS)
     closed = word.rstrip(_QUOTE_CLOSERS)
     if closed != word:
-        # A quotation or bracket closed right before the stop.
-        return bool(closed) and closed[-1] not in ".?!"
+        # A quotation or bracket closed right before the stop: "(Smith et al)."
+        # still continues, whatever closes around the abbreviation.
+        inner = closed.lstrip(_OPENERS)
+        return bool(inner) and inner[-1] not in ".?!" and not _continues(inner, rules)
     if len(word) < 2 or _PLAIN_WORD.fullmatch(word) is None:
         return False
-    return not (
+    return not _continues(word, rules)
+
+
+def _continues(word: str, rules: _Rules) -> bool:
+    """Rule 12 veto: a known abbreviation, usually followed by more of the sentence."""
+    return (
         word in rules.single
         or word.lower() in rules.single
         or word.capitalize() in rules.single
@@ -686,7 +693,10 @@ def _insert_boundaries(text: str, rules: _Rules) -> list[int]:
         out += [
             m.end()
             for m in _ELLIPSIS_BREAK.finditer(text)
-            if m.end() < n and _starts_with(text, m.end(), upper=True)
+            # "[…]" and "(…)" mark an omission inside a quoted sentence
+            if m.end() < n
+            and not (m.start() > 0 and text[m.start() - 1] in "[(")
+            and _starts_with(text, m.end(), upper=True)
         ]
     out += [
         m.end()

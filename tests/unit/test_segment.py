@@ -391,9 +391,11 @@ def test_added_boundaries(lang: str, text: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("lang", "text"),
     [
-        # rule 10: not before a lower-case word
+        # rule 10: not before a lower-case word; not after an omission mark "[…]"
         ("de", "Ich dachte… naja, das war es dann."),
         ("en", "He paused… and then left."),
+        ("de", "Er sagte, dass […] Kinder im Park spielen."),
+        ("en", "The report states that (…) Members must vote."),
         # rule 11: not before a lower-case word; not without a space; not a label
         ("en", "Is it :-) really that good?"),
         ("de", "Das ist toll:-)Wir kommen."),
@@ -414,6 +416,9 @@ def test_added_boundaries(lang: str, text: str, expected: list[str]) -> None:
         ("en", '"Go home." he said quietly.'),
         ("en", "(See above.) and then it ends."),
         ("en", "It cost 5. then nothing."),
+        # ... also when a bracket closes around the abbreviation
+        ("en", "Contact (Smith et al). we know."),
+        ("en", "Bring the tools (saws, drills etc). then start."),
         # rule 12 is English only: German and unknown-language text keep ICU's
         ("de", "Das kostet ca. fünf Euro. und tägl. geöffnet."),
         ("und", "i loved it. why do you ask?"),

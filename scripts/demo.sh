@@ -8,7 +8,7 @@
 #  4. asks a few questions and prints cited answers
 #  5. uploads a revised document: only the new revision is returned
 #  6. deletes a document: it is gone from the results
-#  7. leaves the stack running; stop it with `chunkwise local down`
+#  7. stops what it started (CHUNKWISE_DEMO_KEEP=1 leaves the stack running to explore)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
@@ -19,13 +19,23 @@ fi
 export POWERTOOLS_LOG_LEVEL=${POWERTOOLS_LOG_LEVEL:-WARNING}
 export POWERTOOLS_METRICS_DISABLED=true POWERTOOLS_TRACE_DISABLED=true
 
+stop_stack() {
+  if [[ "${CHUNKWISE_DEMO_KEEP:-0}" != 1 ]]; then
+    echo "== stopping what the demo started (CHUNKWISE_DEMO_KEEP=1 keeps the stack running)"
+    $BIN/chunkwise local down
+  fi
+}
+# On success and on failure alike: the demo leaves no service behind that it started.
+trap stop_stack EXIT
+
 echo "== 1/6 local stack"
 $BIN/chunkwise local up --index-prefix "${CHUNKWISE_DEMO_INDEX:-chunks}" \
   --bucket "${CHUNKWISE_DEMO_BUCKET:-chunkwise-demo}" \
   --queue chunkwise-demo-ingest --dlq chunkwise-demo-dlq \
   --visibility-timeout 30 --max-receive-count 3
 
-exec $BIN/python - <<'PY'
+$BIN/python - <<'PY'
+import os
 import sys
 import time
 from pathlib import Path
@@ -150,9 +160,10 @@ out(f"   results from the deleted document: {sum(h.citation.key == gone for h in
 
 s = runner.stats
 out(f"\nrunner: {s.batches} batches, {s.received} messages, {s.succeeded} ok, {s.failed} failed")
-out("\nThe stack is still running. Try:")
-out("   .venv/bin/chunkwise search 'Druckverlust Filter' --k 3")
-out("   .venv/bin/chunkwise local status")
-out("   .venv/bin/chunkwise local run          # keeps ingesting uploads to s3://%s/%s" % (cfg.bucket, cfg.input_prefix))
-out("Stop it with:  .venv/bin/chunkwise local down")
+if os.environ.get("CHUNKWISE_DEMO_KEEP") == "1":
+    out("\nThe stack is still running (CHUNKWISE_DEMO_KEEP=1). Try:")
+    out("   .venv/bin/chunkwise search 'Druckverlust Filter' --k 3")
+    out("   .venv/bin/chunkwise local status")
+    out("   .venv/bin/chunkwise local run          # keeps ingesting uploads to s3://%s/%s" % (cfg.bucket, cfg.input_prefix))
+    out("Stop it with:  .venv/bin/chunkwise local down")
 PY

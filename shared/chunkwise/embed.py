@@ -373,7 +373,6 @@ class MiniLMEmbedder:
         self._dimension = int(pool_cfg["word_embedding_dimension"])
         self._batch_size = batch_size
         self._lock = threading.Lock()
-        self._counter: Tokenizer | None = None
         self._encoder_tok: Tokenizer | None = None
         self._model: _BertEncoder | None = None
 
@@ -405,14 +404,11 @@ class MiniLMEmbedder:
         return self._files.path
 
     def tokenizer(self) -> Tokenizer:
-        """The untruncated, unpadded tokenizer (for the chunker's token counts)."""
-        with self._lock:
-            if self._counter is None:
-                self._counter = load_tokenizer(self._files)
-            return self._counter
+        """The untruncated, unpadded tokenizer (the chunker's token counter's)."""
+        return self.token_counter().tokenizer
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer().encode(text).ids)
+        return self.token_counter().count(text)
 
     def token_counter(self) -> HFTokenCounter:
         """The chunker's `TokenCounter` for this model: same file, same limit, so chunk

@@ -91,6 +91,11 @@ class HFTokenCounter:
         return self._max_tokens
 
     @property
+    def tokenizer(self) -> Tokenizer:
+        """The untruncated, unpadded tokenizer the counts come from."""
+        return self._tokenizer
+
+    @property
     def special_tokens(self) -> int:
         """Tokens the model adds around every input (counted once per text)."""
         return self._special

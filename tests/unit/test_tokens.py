@@ -69,7 +69,7 @@ def test_python_whitespace_table_is_what_str_isspace_says() -> None:
 
 
 def test_separators_are_measured_on_the_tokenizer(counter: HFTokenCounter) -> None:
-    separators = tokens._separators(counter._tokenizer)
+    separators = tokens._separators(counter.tokenizer)
     # BERT's normaliser deletes these control characters instead of splitting there.
     assert separators.isdisjoint({"\x0b", "\x0c", "\x1c", "\x1f", "\x85"})
     assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
@@ -85,7 +85,7 @@ def test_memo_sums_equal_whole_text_counts(counter: HFTokenCounter) -> None:
 def test_memo_is_bounded_and_skips_long_words() -> None:
     counter = load_counter.__wrapped__(None, None, True)  # a private instance
     small = HFTokenCounter(
-        counter._tokenizer, counter.max_tokens, add_special_tokens=True, additive=True, memo_words=3
+        counter.tokenizer, counter.max_tokens, add_special_tokens=True, additive=True, memo_words=3
     )
     long_word = "z" * 200
     assert small.count_plain(long_word) == small.count_whole(long_word) - 2
@@ -122,7 +122,7 @@ def test_tokenizers_whose_added_tokens_hold_spaces_are_counted_whole(tmp_path: P
 
 def test_memo_is_safe_to_share_between_threads(counter: HFTokenCounter) -> None:
     shared = HFTokenCounter(
-        counter._tokenizer,
+        counter.tokenizer,
         counter.max_tokens,
         add_special_tokens=True,
         additive=True,

@@ -28,7 +28,6 @@ import statistics
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -72,7 +71,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from chunkwise.index import IndexNames, make_doc_id
     from chunkwise.index_opensearch import connect
-    from chunkwise.local import DEFAULT_ENDPOINT, DEFAULT_OPENSEARCH, Runner, StackConfig, stack_up
+    from chunkwise.local import (
+        DEFAULT_ENDPOINT,
+        DEFAULT_OPENSEARCH,
+        Runner,
+        StackConfig,
+        delete_resources,
+        stack_up,
+    )
 
     tag = uuid.uuid4().hex[:6]
     cfg = StackConfig(
@@ -192,39 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
-    _cleanup(cfg, s3)
+    for failure in delete_resources(cfg, client):
+        print(f"cleanup: {failure}")
     return 0
-
-
-def _cleanup(cfg: Any, s3: Any) -> None:
-    import json
-    import urllib.request
-
-    import boto3
-
-    try:
-        for page in s3.get_paginator("list_object_versions").paginate(Bucket=cfg.bucket):
-            objs = [
-                {"Key": v["Key"], "VersionId": v["VersionId"]}
-                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
-            ]
-            if objs:
-                s3.delete_objects(Bucket=cfg.bucket, Delete={"Objects": objs})
-        s3.delete_bucket(Bucket=cfg.bucket)
-        sqs = boto3.client("sqs", endpoint_url=cfg.endpoint, region_name=cfg.region)
-        for url in (cfg.queue_url, cfg.dlq_url):
-            sqs.delete_queue(QueueUrl=url)
-        base = cfg.opensearch_url
-        req = urllib.request.Request(f"{base}/{cfg.index_prefix}-*", method="DELETE")
-        urllib.request.urlopen(req, timeout=30).read()
-        with urllib.request.urlopen(f"{base}/_index_template", timeout=30) as r:
-            templates = json.loads(r.read()).get("index_templates", [])
-        for t in templates:
-            if t["name"].startswith(f"{cfg.index_prefix}-"):
-                req = urllib.request.Request(f"{base}/_index_template/{t['name']}", method="DELETE")
-                urllib.request.urlopen(req, timeout=30).read()
-    except Exception as exc:
-        print(f"cleanup: {exc}")
 
 
 if __name__ == "__main__":

@@ -227,6 +227,35 @@ def create_resources(cfg: StackConfig) -> None:
     )
 
 
+def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
+    """Undo `create_resources` and `setup_index` for a throwaway stack (tests,
+    benchmarks): the bucket with every version, queue and DLQ, and the prefix's
+    indices and index templates. Best effort: returns what could not be removed."""
+    failures: list[str] = []
+    try:
+        s3, sqs = _boto("s3", cfg), _boto("sqs", cfg)
+        for page in s3.get_paginator("list_object_versions").paginate(Bucket=cfg.bucket):
+            objs = [
+                {"Key": v["Key"], "VersionId": v["VersionId"]}
+                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+            ]
+            if objs:
+                s3.delete_objects(Bucket=cfg.bucket, Delete={"Objects": objs})
+        s3.delete_bucket(Bucket=cfg.bucket)
+        for url in (cfg.queue_url, cfg.dlq_url):
+            sqs.delete_queue(QueueUrl=url)
+    except Exception as exc:
+        failures.append(f"S3/SQS: {exc}")
+    try:
+        opensearch.indices.delete(index=f"{cfg.index_prefix}-*")
+        for template in opensearch.indices.get_index_template().get("index_templates", []):
+            if template["name"].startswith(f"{cfg.index_prefix}-"):
+                opensearch.indices.delete_index_template(name=template["name"])
+    except Exception as exc:
+        failures.append(f"OpenSearch: {exc}")
+    return failures
+
+
 def setup_index(cfg: StackConfig) -> dict[str, Any]:
     from chunkwise.aws import ensure_index, load_settings
 

@@ -23,7 +23,14 @@ from typing import Any
 
 import pytest
 
-from chunkwise.local import DEFAULT_ENDPOINT, DEFAULT_OPENSEARCH, Runner, StackConfig, stack_up
+from chunkwise.local import (
+    DEFAULT_ENDPOINT,
+    DEFAULT_OPENSEARCH,
+    Runner,
+    StackConfig,
+    delete_resources,
+    stack_up,
+)
 
 VISIBILITY_TIMEOUT = 2
 MAX_RECEIVE_COUNT = 2
@@ -144,33 +151,10 @@ def stack() -> Iterator[Stack]:
     try:
         yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack or endpoint == "aws")
     finally:
-        _cleanup(cfg, s3, sqs, os_url)
+        for failure in delete_resources(cfg, _os_client()):
+            print(f"e2e cleanup ({failure})")
         os.environ.clear()
         os.environ.update(saved)
-
-
-def _cleanup(cfg: StackConfig, s3: Any, sqs: Any, os_url: str) -> None:
-    try:
-        for page in s3.get_paginator("list_object_versions").paginate(Bucket=cfg.bucket):
-            objs = [
-                {"Key": v["Key"], "VersionId": v["VersionId"]}
-                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
-            ]
-            if objs:
-                s3.delete_objects(Bucket=cfg.bucket, Delete={"Objects": objs})
-        s3.delete_bucket(Bucket=cfg.bucket)
-        for url in (cfg.queue_url, cfg.dlq_url):
-            sqs.delete_queue(QueueUrl=url)
-    except Exception as exc:  # cleanup is best effort
-        print(f"e2e cleanup (S3/SQS): {exc}")
-    try:
-        client = _os_client()
-        client.indices.delete(index=f"{cfg.index_prefix}-*")
-        for t in client.indices.get_index_template().get("index_templates", []):
-            if t["name"].startswith(f"{cfg.index_prefix}-"):
-                client.indices.delete_index_template(name=t["name"])
-    except Exception as exc:
-        print(f"e2e cleanup (OpenSearch): {exc}")
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from chunkwise.pipeline import (
     build_config,
     iter_batches,
 )
-from chunkwise.s3 import BotoS3, _iso
+from chunkwise.s3 import OBJECT_MISSING, TRANSIENT_CODES, BotoS3, boto_client, object_version
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -41,29 +41,8 @@ if TYPE_CHECKING:
     from chunkwise.embed import Embedder
     from chunkwise.index_opensearch import OpenSearchIndex
 
-_MISSING = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchVersion", "NoSuchBucket"})
-_TRANSIENT = frozenset(
-    {
-        "500",
-        "502",
-        "503",
-        "504",
-        "SlowDown",
-        "InternalError",
-        "RequestTimeout",
-        "ServiceUnavailable",
-    }
-)
-
-
-def _client(service: str, client: Any | None = None) -> Any:
-    if client is not None:
-        return client
-    boto3 = importlib.import_module("boto3")
-    config = importlib.import_module("botocore.config")
-    return boto3.client(
-        service, config=config.Config(retries={"mode": "standard", "max_attempts": 5})
-    )
+# A missing bucket is an error here; for a HEAD it would read as "object absent".
+_MISSING = OBJECT_MISSING | {"NoSuchBucket"}
 
 
 def _classify(what: str, exc: Exception) -> Exception:
@@ -71,7 +50,7 @@ def _classify(what: str, exc: Exception) -> Exception:
     exceptions = importlib.import_module("botocore.exceptions")
     if isinstance(exc, exceptions.ClientError):
         code = str(exc.response.get("Error", {}).get("Code", ""))
-        if code in _TRANSIENT:
+        if code in TRANSIENT_CODES:
             return TransientError(f"{what}: {code}")
         if code in _MISSING:
             # The version disappeared between HEAD and GET: the next round re-HEADs.
@@ -84,9 +63,6 @@ def _classify(what: str, exc: Exception) -> Exception:
 
 class BotoObjectStore(BotoS3):
     """ObjectStore over boto3 for one bucket (HEAD from `chunkwise.s3.BotoS3`)."""
-
-    def __init__(self, bucket: str, client: Any | None = None) -> None:
-        super().__init__(bucket, _client("s3", client))
 
     def get_version(self, key: str, version_id: str) -> bytes:
         kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
@@ -114,14 +90,7 @@ class BotoObjectStore(BotoS3):
                     key = str(v["Key"])
                     if not v.get("IsLatest") or key.endswith("/"):
                         continue
-                    yield ObjectVersion(
-                        last_modified=_iso(v.get("LastModified")),
-                        version_id=str(v.get("VersionId") or "null"),
-                        key=key,
-                        bucket=self.bucket,
-                        etag=str(v.get("ETag", "")),
-                        size=int(v.get("Size", 0)),
-                    )
+                    yield object_version(self.bucket, key, v, size_field="Size")
         except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
             raise _classify(f"s3 list {self.bucket}/{prefix}", exc) from exc
 
@@ -131,7 +100,7 @@ class BotoArtifactStore:
 
     def __init__(self, bucket: str, client: Any | None = None) -> None:
         self.bucket = bucket
-        self.client = _client("s3", client)
+        self.client = boto_client("s3", client)
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
         exceptions = importlib.import_module("botocore.exceptions")
@@ -146,7 +115,7 @@ class SqsQueue:
 
     def __init__(self, queue_url: str, client: Any | None = None) -> None:
         self.queue_url = queue_url
-        self.client = _client("sqs", client)
+        self.client = boto_client("sqs", client)
 
     def send_batch(self, bodies: Sequence[str]) -> None:
         exceptions = importlib.import_module("botocore.exceptions")
@@ -290,7 +259,7 @@ def build_pipeline(
 
     config = settings.pipeline_config()
     client = os_client or opensearch_client(settings)
-    s3 = _client("s3", s3_client)
+    s3 = boto_client("s3", s3_client)
     indexes: dict[str | None, IndexPort] = {}
 
     def index_for(generation: str | None) -> IndexPort:
@@ -378,7 +347,7 @@ def run_sweep(
 
     client = os_client or opensearch_client(settings)
     config = settings.pipeline_config()
-    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    store = BotoObjectStore(config.bucket, s3_client)
     if enqueue:
         if not settings.queue_url:
             from chunkwise.errors import ConfigError
@@ -416,7 +385,7 @@ def start_rechunk(
         gen, dimension=emb.dimension, embedder_name=emb.name
     )
     config = settings.pipeline_config()
-    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    store = BotoObjectStore(config.bucket, s3_client)
     n = fan_out_rechunk(config, store, SqsQueue(settings.queue_url), gen)
     return gen, n
 
@@ -436,7 +405,7 @@ def finish_rechunk(
 
     client = os_client or opensearch_client(settings)
     config = settings.pipeline_config()
-    store = BotoObjectStore(config.bucket, _client("s3", s3_client))
+    store = BotoObjectStore(config.bucket, s3_client)
     check = verify_generation(config, store, live_set(settings, generation, client), generation)
     if check.complete or force:
         OpenSearchIndex(client, settings.names).swap(generation)

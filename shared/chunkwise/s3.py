@@ -13,8 +13,31 @@ from typing import Any
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import ObjectVersion
 
-_MISSING = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchVersion"})
-_TRANSIENT = frozenset({"500", "502", "503", "504", "SlowDown", "InternalError", "RequestTimeout"})
+# Error codes shared by the S3/SQS adapters (here and in chunkwise.aws).
+OBJECT_MISSING = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchVersion"})
+TRANSIENT_CODES = frozenset(
+    {
+        "500",
+        "502",
+        "503",
+        "504",
+        "SlowDown",
+        "InternalError",
+        "RequestTimeout",
+        "ServiceUnavailable",
+    }
+)
+
+
+def boto_client(service: str, client: Any | None = None) -> Any:
+    """``client`` if given, else a boto3 client with botocore's standard retries."""
+    if client is not None:
+        return client
+    boto3 = importlib.import_module("boto3")
+    config = importlib.import_module("botocore.config")
+    return boto3.client(
+        service, config=config.Config(retries={"mode": "standard", "max_attempts": 5})
+    )
 
 
 def _iso(value: Any) -> str:
@@ -29,13 +52,7 @@ class BotoS3:
 
     def __init__(self, bucket: str, client: Any | None = None) -> None:
         self.bucket = bucket
-        if client is None:
-            boto3 = importlib.import_module("boto3")
-            config = importlib.import_module("botocore.config")
-            client = boto3.client(
-                "s3", config=config.Config(retries={"mode": "standard", "max_attempts": 5})
-            )
-        self.client = client
+        self.client = boto_client("s3", client)
 
     def head_current(self, key: str) -> ObjectVersion | None:
         exceptions = importlib.import_module("botocore.exceptions")
@@ -43,20 +60,25 @@ class BotoS3:
             resp = self.client.head_object(Bucket=self.bucket, Key=key)
         except exceptions.ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", ""))
-            if code in _MISSING:
+            if code in OBJECT_MISSING:
                 return None
-            if code in _TRANSIENT:
+            if code in TRANSIENT_CODES:
                 raise TransientError(f"s3 head {self.bucket}/{key}: {code}") from exc
             raise PermanentError(f"s3 head {self.bucket}/{key}: {code}: {exc}") from exc
         except (exceptions.EndpointConnectionError, exceptions.ConnectionError) as exc:
             raise TransientError(f"s3 head {self.bucket}/{key}: {exc}") from exc
         if resp.get("DeleteMarker"):
             return None
-        return ObjectVersion(
-            last_modified=_iso(resp.get("LastModified")),
-            version_id=str(resp.get("VersionId") or "null"),
-            key=key,
-            bucket=self.bucket,
-            etag=str(resp.get("ETag", "")),
-            size=int(resp.get("ContentLength", 0)),
-        )
+        return object_version(self.bucket, key, resp, size_field="ContentLength")
+
+
+def object_version(bucket: str, key: str, entry: Any, *, size_field: str) -> ObjectVersion:
+    """An ObjectVersion from a HeadObject response or a ListObjectVersions entry."""
+    return ObjectVersion(
+        last_modified=_iso(entry.get("LastModified")),
+        version_id=str(entry.get("VersionId") or "null"),
+        key=key,
+        bucket=bucket,
+        etag=str(entry.get("ETag", "")),
+        size=int(entry.get(size_field, 0)),
+    )

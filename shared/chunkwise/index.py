@@ -420,18 +420,15 @@ def _set_state_script(state: State, now: str) -> dict[str, Any]:
     }
 
 
+def _revision_query(doc_id: str, revision: str, condition: dict[str, Any]) -> dict[str, Any]:
+    """The chunks of one revision of one document that also match ``condition``."""
+    return {"bool": {"filter": [_doc_filter(doc_id), {"term": {"revision": revision}}, condition]}}
+
+
 def flip_live_body(doc_id: str, revision: str, now: str) -> dict[str, Any]:
     """pending -> live for every chunk of one revision (never touches superseded chunks)."""
     return {
-        "query": {
-            "bool": {
-                "filter": [
-                    _doc_filter(doc_id),
-                    {"term": {"revision": revision}},
-                    {"term": {"state": State.PENDING.value}},
-                ]
-            }
-        },
+        "query": _revision_query(doc_id, revision, {"term": {"state": State.PENDING.value}}),
         "script": _set_state_script(State.LIVE, now),
     }
 
@@ -458,30 +455,14 @@ def delete_revision_body(
 ) -> dict[str, Any]:
     """delete-by-query body removing a rejected revision's partial writes."""
     return {
-        "query": {
-            "bool": {
-                "filter": [
-                    _doc_filter(doc_id),
-                    {"term": {"revision": revision}},
-                    {"terms": {"state": [s.value for s in states]}},
-                ]
-            }
-        }
+        "query": _revision_query(doc_id, revision, {"terms": {"state": [s.value for s in states]}})
     }
 
 
 def stale_chunks_body(doc_id: str, revision: str, keep_below: int) -> dict[str, Any]:
     """Chunks of a revision beyond its current chunk count (left over by an older chunker)."""
     return {
-        "query": {
-            "bool": {
-                "filter": [
-                    _doc_filter(doc_id),
-                    {"term": {"revision": revision}},
-                    {"range": {"chunk_index": {"gte": keep_below}}},
-                ]
-            }
-        }
+        "query": _revision_query(doc_id, revision, {"range": {"chunk_index": {"gte": keep_below}}})
     }
 
 

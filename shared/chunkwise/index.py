@@ -151,6 +151,12 @@ def index_body(
     integer = {"type": "integer"}
     date = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
     stored_only = {"type": "text", "index": False}
+    # The chunk's text and its table rows are analysed alike.
+    standard_text = {"type": "text", "analyzer": "standard"}
+    language_texts = {
+        LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
+        for lang, analyzer in LANG_ANALYZERS.items()
+    }
     return {
         "settings": {
             "index": {
@@ -185,7 +191,7 @@ def index_body(
                 "heading_path": kw,
                 "overlap_prefix": stored_only,
                 "table_header": stored_only,
-                TEXT_FIELD: {"type": "text", "analyzer": "standard"},
+                TEXT_FIELD: standard_text,
                 "token_count": integer,
                 "kind": kw,
                 "lang": kw,
@@ -193,20 +199,11 @@ def index_body(
                 "page_end": integer,
                 "content_sha256": kw,
                 # index-only fields
-                **{
-                    LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
-                    for lang, analyzer in LANG_ANALYZERS.items()
-                },
+                **language_texts,
                 ROWS_FIELD: {
                     "type": "nested",
                     "dynamic": "strict",
-                    "properties": {
-                        TEXT_FIELD: {"type": "text", "analyzer": "standard"},
-                        **{
-                            LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
-                            for lang, analyzer in LANG_ANALYZERS.items()
-                        },
-                    },
+                    "properties": {TEXT_FIELD: standard_text, **language_texts},
                 },
                 "embedding": {
                     "type": "knn_vector",

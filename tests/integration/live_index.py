@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from opensearchpy import OpenSearch
 
 from chunkwise.embed import MiniLMEmbedder
-from chunkwise.index import IndexNames
+from chunkwise.index import IndexNames, template_name
 from chunkwise.index_opensearch import OpenSearchIndex
 
 
@@ -19,10 +19,18 @@ def live_test_index(
 ) -> Iterator[OpenSearchIndex]:
     """A fresh index prefix with one live generation, dropped afterwards
     (the random suffix keeps parallel or repeated runs apart)."""
-    ix = OpenSearchIndex(client, IndexNames(f"{prefix}-{uuid.uuid4().hex[:10]}"))
+    names = IndexNames(f"{prefix}-{uuid.uuid4().hex[:10]}")
+    ix = OpenSearchIndex(client, names)
     ix.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
     try:
         yield ix
     finally:
-        for generation in ix.generations():
-            ix.drop(generation, force=True)
+        drop_prefix(client, names)
+
+
+def drop_prefix(client: OpenSearch, names: IndexNames) -> None:
+    """Every generation of a test prefix, and the index template created with them."""
+    ix = OpenSearchIndex(client, names)
+    for generation in ix.generations():
+        ix.drop(generation, force=True)
+    client.indices.delete_index_template(name=template_name(names), ignore=[404])

@@ -16,6 +16,7 @@ from chunkwise.embed import MiniLMEmbedder
 from chunkwise.index import IndexNames, make_doc_id, reconcile, template_name
 from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
 from chunkwise.search_opensearch import Searcher
+from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
 pytestmark = pytest.mark.integration
@@ -35,10 +36,7 @@ QUERIES = ["topic alpha examples", "caveats of beta", "Document 3 gamma"]
 def names(client: OpenSearch) -> Iterator[IndexNames]:
     n = IndexNames(f"it-gen-{uuid.uuid4().hex[:10]}")
     yield n
-    ix = OpenSearchIndex(client, n)
-    for g in ix.generations():
-        ix.drop(g, force=True)
-    client.indices.delete_index_template(name=template_name(n), ignore=[404])
+    drop_prefix(client, n)
 
 
 def _fill(ix: OpenSearchIndex, embedder: MiniLMEmbedder, s3: FakeS3) -> None:

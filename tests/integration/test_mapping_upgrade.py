@@ -16,6 +16,7 @@ from opensearchpy import OpenSearch
 from chunkwise.embed import MiniLMEmbedder
 from chunkwise.index import ROWS_FIELD, IndexNames, index_body, make_doc_id
 from chunkwise.index_opensearch import MappingRejectedError, OpenSearchIndex
+from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
 pytestmark = pytest.mark.integration
@@ -57,5 +58,4 @@ def test_live_generation_from_an_older_release_accepts_table_rows(
         assert client.count(index=index)["count"] == len(chunks)
         assert ix.add_missing_fields(index) == []  # idempotent
     finally:
-        for generation in ix.generations():
-            ix.drop(generation, force=True)
+        drop_prefix(client, ix.names)

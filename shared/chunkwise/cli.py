@@ -41,11 +41,23 @@ def _chunk_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
+    """Parse ``argv``; ``--help`` or a usage error gives argparse's exit status
+    instead of exiting, so every subcommand returns its code (and can be called
+    from tests and from `main`)."""
+    try:
+        return parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+
+
 def main_chunk(argv: Sequence[str]) -> int:
     from chunkwise.chunk import ChunkingReport, chunk_text
     from chunkwise.config import ChunkerConfig
 
-    args = _chunk_parser().parse_args(list(argv))
+    args = parse_args(_chunk_parser(), argv)
+    if isinstance(args, int):
+        return args
     values: dict[str, object] = {}
     if args.max_chars is not None:
         values["max_chars"] = args.max_chars

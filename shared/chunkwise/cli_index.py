@@ -22,6 +22,7 @@ import json
 import os
 import sys
 
+from chunkwise.cli import parse_args
 from chunkwise.errors import ChunkwiseError
 from chunkwise.index import DEFAULT_PREFIX, IndexNames, new_generation_id, parse_duration_seconds
 
@@ -58,10 +59,9 @@ def _index_parser() -> argparse.ArgumentParser:
 
 def main_index(argv: list[str]) -> int:
     parser = _index_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
     from chunkwise.index_opensearch import OpenSearchIndex, connect
 
     try:
@@ -126,10 +126,9 @@ def _search_parser() -> argparse.ArgumentParser:
 
 def main_search(argv: list[str]) -> int:
     parser = _search_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
     if args.k < 1:
         print("chunkwise search: --k must be >= 1", file=sys.stderr)
         return 2

@@ -48,6 +48,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chunkwise.baselines import BASELINES
+from chunkwise.cli import parse_args
 from chunkwise.config import ChunkerConfig
 from chunkwise.errors import ChunkwiseError, ConfigError
 
@@ -824,10 +825,9 @@ def main_eval(argv: Sequence[str]) -> int:
         default=True,
         help="write hit3.png (needs matplotlib)",
     )
-    try:
-        args = p.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(p, argv)
+    if isinstance(args, int):
+        return args
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:

@@ -41,6 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from chunkwise.cli import parse_args
 from chunkwise.errors import ChunkwiseError, ConfigError
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
@@ -480,10 +481,9 @@ def main_local(argv: Sequence[str]) -> int:
     run.add_argument("--until-idle", type=float, default=None, help="exit after S idle seconds")
     run.add_argument("--max-seconds", type=float, default=None)
     run.add_argument("--batch-size", type=int, default=10)
-    try:
-        args = p.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(p, argv)
+    if isinstance(args, int):
+        return args
     if args.cmd == "up":
         cfg = StackConfig(
             bucket=args.bucket,
@@ -583,10 +583,9 @@ def main_ingest(argv: Sequence[str]) -> int:
         prog="chunkwise ingest", description="reconcile S3 keys with the index now"
     )
     p.add_argument("keys", nargs="+", help="object keys (decoded, as stored in S3)")
-    try:
-        args = p.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(p, argv)
+    if isinstance(args, int):
+        return args
     _settings_env()
     from chunkwise.aws import build_pipeline, load_settings
     from chunkwise.pipeline import ObjectChange
@@ -610,10 +609,9 @@ def main_reconcile(argv: Sequence[str]) -> int:
     p.add_argument("generation", nargs="?", default=None)
     p.add_argument("--enqueue", action="store_true", help="sweep: enqueue instead of inline")
     p.add_argument("--force", action="store_true", help="finish: swap even if incomplete")
-    try:
-        args = p.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_args(p, argv)
+    if isinstance(args, int):
+        return args
     _settings_env()
     from chunkwise.aws import finish_rechunk, load_settings, run_sweep, start_rechunk
 

@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from chunkwise.cli import parse_args
+
 from . import extract
 from .errors import ExtractionError
 from .limits import ExtractLimits
@@ -38,10 +40,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main_extract(argv: list[str]) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (2): return, do not exit
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse_args(_parser(), argv)
+    if isinstance(args, int):
+        return args
     overrides = {
         k: v
         for k, v in {

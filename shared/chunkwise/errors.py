@@ -30,3 +30,7 @@ class PermanentError(ChunkwiseError):
 
 class TransientError(ChunkwiseError):
     """A failure that may succeed when retried (throttling, outage)."""
+
+
+class InputError(ChunkwiseError):
+    """An input named by the caller cannot be read (missing file, no permission)."""

@@ -35,8 +35,8 @@ def test_rejected_document_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
     assert "UnsupportedFormat" in err and "PNG" in err
 
 
-def test_missing_file_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main_extract([str(tmp_path / "nope.pdf")]) == 1
+def test_missing_file_exit_3(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main_extract([str(tmp_path / "nope.pdf")]) == 3
     assert "cannot read" in capsys.readouterr().err
 
 

@@ -3,10 +3,11 @@
 Wired into the main CLI as the `extract` sub-command:
 
     chunkwise extract FILE [--report | --json] [--max-bytes N] [--max-pages N]
-                           [--max-seconds S] [--out-dir DIR]
+                           [--max-seconds S] [--out-dir DIR] [--progress]
 
-Exit codes: 0 success, 1 file cannot be read, 2 bad arguments (argparse),
-3 the document was rejected (typed ExtractionError; reason on stderr).
+Exit codes: 0 success, 2 bad arguments or limits, 3 the file cannot be read or
+the document was rejected (typed ExtractionError; reason on stderr).
+Warnings of the extraction (encryption, image-only pages) go to stderr.
 """
 
 from __future__ import annotations
@@ -14,60 +15,78 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from chunkwise.cli import parse_args
+from chunkwise.cli_common import (
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_progress_flag,
+    parse_args,
+    parser,
+    showing_progress,
+    warn,
+)
+from chunkwise.errors import InputError
 
-from . import extract
 from .errors import ExtractionError
 from .limits import ExtractLimits
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="chunkwise extract",
-        description="Extract canonical text (markdown-like) from PDF, DOCX, HTML, Markdown, text.",
+    defaults = ExtractLimits()
+    p = parser(
+        "chunkwise extract",
+        "Extract canonical text (markdown-like) from PDF, DOCX, HTML, Markdown or plain "
+        "text. The format is read from the bytes; chunk offsets refer to this text.",
+        examples="""\
+  chunkwise extract manual.pdf > manual.md
+  chunkwise extract manual.pdf --report | jq .warnings
+  chunkwise extract manual.pdf | chunkwise chunk -""",
     )
     p.add_argument("file", help="document to extract ('-' reads stdin)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--report", action="store_true", help="print the extraction report (JSON)")
     out.add_argument("--json", action="store_true", help="print {text, report} as one JSON object")
     p.add_argument("--out-dir", type=Path, help="also write <stem>.md and <stem>.json there")
-    p.add_argument("--max-bytes", type=int)
-    p.add_argument("--max-pages", type=int)
-    p.add_argument("--max-seconds", type=float)
+    p.add_argument("--max-bytes", type=int, default=defaults.max_bytes, help="input size")
+    p.add_argument("--max-pages", type=int, default=defaults.max_pages, help="PDF pages")
+    p.add_argument(
+        "--max-seconds", type=float, default=defaults.max_seconds, help="wall-clock budget"
+    )
+    add_progress_flag(p)
     return p
 
 
-def main_extract(argv: list[str]) -> int:
+def main_extract(argv: Sequence[str]) -> int:
     args = parse_args(_parser(), argv)
     if isinstance(args, int):
         return args
-    overrides = {
-        k: v
-        for k, v in {
-            "max_bytes": args.max_bytes,
-            "max_pages": args.max_pages,
-            "max_seconds": args.max_seconds,
-        }.items()
-        if v is not None
-    }
     try:
-        limits = ExtractLimits(**overrides)
+        limits = ExtractLimits(
+            max_bytes=args.max_bytes, max_pages=args.max_pages, max_seconds=args.max_seconds
+        )
     except ValueError as exc:
         print(f"chunkwise extract: invalid limit: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    from chunkwise.cli import read_input
+
+    from . import extract
+
     name = None if args.file == "-" else args.file
     try:
-        data = sys.stdin.buffer.read() if name is None else Path(name).read_bytes()
-    except OSError as exc:
-        print(f"chunkwise extract: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 1
-    try:
-        result = extract(data, filename=Path(name).name if name else None, limits=limits)
+        data = read_input(args.file)
+        with showing_progress(args.progress):
+            result = extract(data, filename=Path(name).name if name else None, limits=limits)
+    except InputError as exc:
+        print(f"chunkwise extract: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     except ExtractionError as exc:
         print(f"chunkwise extract: {args.file}: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_INPUT
+    for warning in result.report.warnings:
+        warn(f"chunkwise: {args.file}: warning: {warning}")
     if args.out_dir is not None:
         stem = Path(name).stem if name else "stdin"
         args.out_dir.mkdir(parents=True, exist_ok=True)
@@ -80,7 +99,7 @@ def main_extract(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(result.text)
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

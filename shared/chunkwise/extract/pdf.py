@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from chunkwise import progress
+
 from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
@@ -527,6 +529,7 @@ def _read_all(
         page.close()  # drop pdfplumber's per-page caches: bounded memory
         if fast_page is not None:
             fast_page.close()
+        progress.advance("extract: pages", index + 1, n_pages)
 
 
 def _assemble(

@@ -161,23 +161,31 @@ def _chunk_parser() -> argparse.ArgumentParser:
         help="language of the text; auto guesses per section",
     )
     p.add_argument(
-        "--max-chars", type=int, default=defaults.max_chars, help="packing target of a chunk body"
+        "--max-chars",
+        type=int,
+        metavar="N",
+        default=defaults.max_chars,
+        help="packing target of a chunk body, in characters",
     )
     p.add_argument(
         "--max-tokens",
         type=int,
+        metavar="N",
         default=None,
-        help="hard cap on a chunk's tokens (default: the model's limit, see --version)",
+        help="hard cap on a chunk's tokens, context included (default: the model's limit, "
+        f"{model_facts()['max_tokens']}; a larger value is refused)",
     )
     p.add_argument(
         "--overlap",
         type=int,
+        metavar="N",
         default=defaults.overlap_chars,
         help="characters of context from the previous chunk",
     )
     p.add_argument(
         "--tokenizer",
         type=Path,
+        metavar="PATH",
         default=None,
         help="tokenizer.json or a model zip (default: the packaged model's)",
     )

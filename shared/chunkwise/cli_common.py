@@ -12,6 +12,7 @@ Conventions (the same for every subcommand):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -39,8 +40,26 @@ exit codes:
   130  interrupted (Ctrl-C); 141  stdout closed early (e.g. piped into `head`)"""
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keeps the epilog's layout (examples, exit codes) and shows every default."""
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs, keeps laid-out ones (examples, exit codes) as
+    written, and shows each option's default unless it says nothing (None, off,
+    empty) or the help names it."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for para in text.split("\n\n"):
+            laid_out = any(line.startswith(" ") for line in para.split("\n"))
+            paragraphs.append(para if laid_out else super()._fill_text(para, width, indent))
+        return "\n\n".join(paragraphs)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        silent = default is None or default is False or default == []
+        silent = silent or default is argparse.SUPPRESS
+        if silent or "default" in text or not action.option_strings:
+            return text
+        return f"{text} (default: {str(default).replace('%', '%%')})".strip()
 
 
 def parser(prog: str, description: str, examples: str = "") -> argparse.ArgumentParser:
@@ -136,13 +155,15 @@ class _Bars:
         from tqdm import tqdm
 
         if task not in self.bars:
+            columns, rows = _terminal_size(self.stream)
             self.bars[task] = tqdm(
                 total=total,
                 desc=task,
                 file=self.stream,
                 position=len(self.bars),
                 leave=not self.bars,
-                dynamic_ncols=True,
+                ncols=columns,
+                nrows=rows,
                 mininterval=0.2,
             )
         bar = self.bars[task]
@@ -162,3 +183,13 @@ class _Bars:
         for bar in reversed(list(self.bars.values())):
             bar.close()
         self.bars.clear()
+
+
+def _terminal_size(stream: TextIO) -> tuple[int, int]:
+    """Columns and rows of the terminal behind `stream`; 80x24 where it reports
+    none (a pipe, or a pseudo-terminal nobody sized, where tqdm would draw nothing)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns or 80, size.lines or 24
+    except (AttributeError, OSError, ValueError):
+        return 80, 24

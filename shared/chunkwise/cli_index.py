@@ -22,7 +22,7 @@ import json
 import os
 import sys
 
-from chunkwise.cli import parse_args
+from chunkwise.cli_common import HelpFormatter, parse_args, parser
 from chunkwise.errors import ChunkwiseError
 from chunkwise.index import DEFAULT_PREFIX, IndexNames, new_generation_id, parse_duration_seconds
 
@@ -30,28 +30,51 @@ DEFAULT_URL = "http://127.0.0.1:9200"
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--url", default=os.environ.get("OPENSEARCH_URL", DEFAULT_URL))
-    p.add_argument("--prefix", default=os.environ.get("CHUNKWISE_INDEX_PREFIX", DEFAULT_PREFIX))
-    p.add_argument("--embedder", default=None, help="local | bedrock:<model-id>")
+    p.add_argument(
+        "--url", default=os.environ.get("OPENSEARCH_URL", DEFAULT_URL), help="OpenSearch URL"
+    )
+    p.add_argument(
+        "--prefix",
+        default=os.environ.get("CHUNKWISE_INDEX_PREFIX", DEFAULT_PREFIX),
+        help="index name prefix",
+    )
+    p.add_argument(
+        "--embedder", default=None, help="local | bedrock:<model-id> (default: local MiniLM)"
+    )
 
 
 def _index_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="chunkwise index", description="index generations")
+    p = parser(
+        "chunkwise index",
+        "Index generations: each is one OpenSearch index; the write and read aliases "
+        "point at the live one, so a swap switches search atomically.",
+        examples="""\
+  chunkwise index create --swap
+  chunkwise index list
+  chunkwise index swap 20260101t000000
+  chunkwise index sweep --older-than 30d""",
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("create", help="create a generation index")
+    c = sub.add_parser("create", formatter_class=HelpFormatter, help="create a generation index")
     c.add_argument("--generation", default=None, help="id (default: from the clock)")
     c.add_argument("--dimension", type=int, default=None, help="default: the embedder's")
-    c.add_argument("--shards", type=int, default=1)
-    c.add_argument("--replicas", type=int, default=0)
+    c.add_argument("--shards", type=int, default=1, help="primary shards")
+    c.add_argument("--replicas", type=int, default=0, help="replicas per shard")
     c.add_argument("--swap", action="store_true", help="swap the aliases to it afterwards")
-    s = sub.add_parser("swap", help="point write and read alias at a generation")
+    s = sub.add_parser(
+        "swap", formatter_class=HelpFormatter, help="point write and read alias at a generation"
+    )
     s.add_argument("generation")
-    d = sub.add_parser("drop", help="delete a generation index")
+    d = sub.add_parser("drop", formatter_class=HelpFormatter, help="delete a generation index")
     d.add_argument("generation")
     d.add_argument("--force", action="store_true", help="even if it is live")
-    w = sub.add_parser("sweep", help="delete superseded/deleted chunks older than a duration")
+    w = sub.add_parser(
+        "sweep",
+        formatter_class=HelpFormatter,
+        help="delete superseded/deleted chunks older than a duration",
+    )
     w.add_argument("--older-than", required=True, help="e.g. 30d, 12h")
-    sub.add_parser("list", help="list generations")
+    sub.add_parser("list", formatter_class=HelpFormatter, help="list generations")
     for sp in (c, s, d, w, sub.choices["list"]):
         _common(sp)
     return p
@@ -111,15 +134,27 @@ def main_index(argv: list[str]) -> int:
 
 
 def _search_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="chunkwise search", description="hybrid search")
+    p = parser(
+        "chunkwise search",
+        "Hybrid search (BM25 over the language-analysed fields + k-NN, fused by "
+        "reciprocal rank fusion) of the live generation; every hit with its citation.",
+        examples="""\
+  chunkwise search "maximum inlet pressure" --k 3
+  chunkwise search "Wartungsintervall" --lang de --json | jq .citation""",
+    )
     p.add_argument("query")
-    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--k", type=int, default=5, help="hits to return")
     p.add_argument("--json", action="store_true", help="one JSON object per hit")
     p.add_argument("--doc", action="append", default=[], help="doc_id filter (repeatable)")
-    p.add_argument("--key-prefix", default=None)
+    p.add_argument("--key-prefix", default=None, help="only objects whose S3 key starts so")
     p.add_argument("--lang", action="append", default=[], help="chunk language filter")
     p.add_argument("--kind", action="append", default=[], help="chunk kind filter")
-    p.add_argument("--fusion", choices=["auto", "server", "client"], default="auto")
+    p.add_argument(
+        "--fusion",
+        choices=["auto", "server", "client"],
+        default="auto",
+        help="RRF in the search pipeline (server), in chunkwise (client), or server when present",
+    )
     _common(p)
     return p
 

@@ -48,7 +48,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chunkwise.baselines import BASELINES
-from chunkwise.cli import parse_args
+from chunkwise.cli_common import add_progress_flag, parse_args, parser, showing_progress
 from chunkwise.config import ChunkerConfig
 from chunkwise.errors import ChunkwiseError, ConfigError
 
@@ -788,13 +788,17 @@ def main_eval(argv: Sequence[str]) -> int:
     """`chunkwise eval QUESTIONS.jsonl --config A.toml [--config B.toml ...] [--out DIR]`."""
     import argparse
     import os
+    import sys
 
-    p = argparse.ArgumentParser(
-        prog="chunkwise eval",
-        description="Ingest a labelled corpus with each configuration into its own index "
+    p = parser(
+        "chunkwise eval",
+        "Ingest a labelled corpus with each configuration into its own index "
         "generation on a real OpenSearch node, run the questions through hybrid, BM25-only "
         "and vector-only search, and report hit@k, MRR, citation accuracy, chunk statistics "
         "and latency (markdown + JSON; a side-by-side diff against the first configuration).",
+        examples="""\
+  chunkwise eval questions.jsonl --config chunkwise.toml --config fixed-1000.toml
+  chunkwise eval questions.jsonl --config a.toml --modes bm25 --no-plot --out results/""",
     )
     p.add_argument("questions", type=Path, help="questions JSONL")
     p.add_argument(
@@ -825,6 +829,7 @@ def main_eval(argv: Sequence[str]) -> int:
         default=True,
         help="write hit3.png (needs matplotlib)",
     )
+    add_progress_flag(p)
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
@@ -833,7 +838,7 @@ def main_eval(argv: Sequence[str]) -> int:
     if bad or not modes:
         print(
             f"chunkwise eval: --modes: unknown {bad} (choose from {', '.join(MODES)})",
-            file=__import__("sys").stderr,
+            file=sys.stderr,
         )
         return 2
     # Validate everything cheap before touching the node.
@@ -843,18 +848,19 @@ def main_eval(argv: Sequence[str]) -> int:
     corpus = load_corpus(corpus_path)
     from chunkwise.evaluate_run import run_evaluation
 
-    reports = run_evaluation(
-        questions,
-        configs,
-        corpus,
-        corpus_dir=corpus_path.parent,
-        out_dir=args.out,
-        url=args.url,
-        prefix=args.prefix,
-        modes=modes,
-        keep_indices=args.keep_indices,
-        plot=args.plot,
-    )
+    with showing_progress(args.progress):
+        reports = run_evaluation(
+            questions,
+            configs,
+            corpus,
+            corpus_dir=corpus_path.parent,
+            out_dir=args.out,
+            url=args.url,
+            prefix=args.prefix,
+            modes=modes,
+            keep_indices=args.keep_indices,
+            plot=args.plot,
+        )
     # The summary's mode: hybrid when it was run, else the first one (as run_evaluation).
     print(render_summary_markdown(reports, "hybrid" if "hybrid" in modes else modes[0]))
     print(f"reports written to {args.out}")

@@ -27,6 +27,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from chunkwise import progress
 from chunkwise.baselines import chunk_with
 from chunkwise.chunk import is_runt
 from chunkwise.embed import MiniLMEmbedder, default_embedder
@@ -158,7 +159,7 @@ def ingest(
     tokens: list[int] = []
     runts = 0
     t_all = time.perf_counter()
-    for doc in corpus.documents:
+    for doc in progress.track(corpus.documents, "eval: documents"):
         doc_id = make_doc_id(BUCKET, doc.key)
         for rev in doc.revisions:
             text = texts[(doc.key, rev.revision)]
@@ -242,7 +243,7 @@ def search_all(
     out: dict[str, list[tuple[Question, list[Hit], float]]] = {m: [] for m in modes}
     window = K * searcher.candidates
     f = SearchFilters()
-    for q in questions:
+    for q in progress.track(questions, "eval: questions"):
         lang = guess_query_lang(q.question)  # what the real search path does
         for mode in modes:
             t0 = time.perf_counter()
@@ -327,7 +328,7 @@ def run_evaluation(
     cached = _CachedQueries(emb, vectors)
     out_dir.mkdir(parents=True, exist_ok=True)
     reports: list[dict[str, Any]] = []
-    for config in configs:
+    for config in progress.track(configs, "eval: configurations"):
         log.info("eval: ingesting with %s", config.name)
         names, store, stats, timings = ingest(
             client, config, corpus, texts, embed_cache, prefix=prefix

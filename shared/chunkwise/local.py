@@ -37,11 +37,20 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from chunkwise.cli import parse_args
+from chunkwise import progress
+from chunkwise.cli_common import (
+    HelpFormatter,
+    add_progress_flag,
+    parse_args,
+    parser,
+    showing_progress,
+    warn,
+)
 from chunkwise.errors import ChunkwiseError, ConfigError
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
@@ -406,6 +415,8 @@ class Runner:
             )
         self.stats.succeeded += len(done)
         self.stats.failed += len(failed)
+        # The queue's length is not known up front: the bar counts messages handled.
+        progress.advance("local run: messages", self.stats.received)
         return len(messages)
 
     def run(
@@ -469,18 +480,36 @@ def _require_state() -> StackConfig:
 
 
 def main_local(argv: Sequence[str]) -> int:
-    p = argparse.ArgumentParser(prog="chunkwise local", description="the local stack")
+    p = parser(
+        "chunkwise local",
+        "The local stack: OpenSearch and the S3/SQS emulator, the bucket, queues and "
+        "index of a deployment, and a runner that feeds the queue to the ingest handler.",
+        examples="""\
+  chunkwise local up && eval "$(chunkwise local env)"
+  aws s3 cp manual.pdf s3://chunkwise-local/incoming/manual.pdf
+  chunkwise local run --until-idle 5
+  chunkwise local down""",
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
-    up = sub.add_parser("up", help="start services, create bucket/queue/index")
+    sub_parser = partial(sub.add_parser, formatter_class=HelpFormatter)
+    up = sub_parser("up", help="start services, create bucket/queue/index")
     _stack_args(up)
-    down = sub.add_parser("down", help="stop the services `up` started")
+    down = sub_parser("down", help="stop the services `up` started")
     down.add_argument("--all", action="store_true", help="also services `up` found running")
-    sub.add_parser("status", help="services, queue depths, live generation")
-    sub.add_parser("env", help="print the stack's environment as export lines")
-    run = sub.add_parser("run", help="poll the queue and call the ingest handler")
-    run.add_argument("--until-idle", type=float, default=None, help="exit after S idle seconds")
-    run.add_argument("--max-seconds", type=float, default=None)
-    run.add_argument("--batch-size", type=int, default=10)
+    sub_parser("status", help="services, queue depths, live generation")
+    sub_parser("env", help="print the stack's environment as export lines")
+    run = sub_parser("run", help="poll the queue and call the ingest handler")
+    run.add_argument(
+        "--until-idle",
+        type=float,
+        default=None,
+        help="exit after S idle seconds (default: run until Ctrl-C)",
+    )
+    run.add_argument(
+        "--max-seconds", type=float, default=None, help="exit after S seconds (default: no limit)"
+    )
+    run.add_argument("--batch-size", type=int, default=10, help="messages per handler call")
+    add_progress_flag(run)
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
@@ -533,7 +562,7 @@ def main_local(argv: Sequence[str]) -> int:
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     runner = Runner(cfg, batch_size=args.batch_size)
     _say(f"polling {cfg.queue_url} (Ctrl-C to stop)")
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt), showing_progress(args.progress):
         runner.run(until_idle=args.until_idle, max_seconds=args.max_seconds)
     s = runner.stats
     _say(f"batches {s.batches}, messages {s.received}, ok {s.succeeded}, failed {s.failed}")
@@ -579,10 +608,14 @@ def _settings_env() -> None:
 
 
 def main_ingest(argv: Sequence[str]) -> int:
-    p = argparse.ArgumentParser(
-        prog="chunkwise ingest", description="reconcile S3 keys with the index now"
+    p = parser(
+        "chunkwise ingest",
+        "Reconcile S3 keys with the index now, without the queue (the stack of "
+        "`chunkwise local up`, or the one CHUNKWISE_BUCKET and friends name).",
+        examples="  chunkwise ingest incoming/manual.pdf incoming/handbuch.docx",
     )
     p.add_argument("keys", nargs="+", help="object keys (decoded, as stored in S3)")
+    add_progress_flag(p)
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
@@ -593,22 +626,37 @@ def main_ingest(argv: Sequence[str]) -> int:
     settings = load_settings()
     pipeline = build_pipeline(settings)
     rc = 0
-    for key in args.keys:
-        try:
-            res = pipeline.ingest(ObjectChange(settings.bucket, key, kind="reconcile", raw_key=key))
-            print(json.dumps(res.log_fields(), ensure_ascii=False))
-        except Exception as exc:  # report per key and go on with the others
-            print(f"chunkwise ingest: {key}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            rc = 1
+    with showing_progress(args.progress):
+        for key in progress.track(args.keys, "ingest: documents"):
+            try:
+                change = ObjectChange(settings.bucket, key, kind="reconcile", raw_key=key)
+                res = pipeline.ingest(change)
+                print(json.dumps(res.log_fields(), ensure_ascii=False))
+            except Exception as exc:  # report per key and go on with the others
+                warn(f"chunkwise ingest: {key}: {type(exc).__name__}: {exc}")
+                rc = 1
     return rc
 
 
 def main_reconcile(argv: Sequence[str]) -> int:
-    p = argparse.ArgumentParser(prog="chunkwise reconcile", description="sweep and re-chunk")
+    p = parser(
+        "chunkwise reconcile",
+        "sweep: compare the bucket's current versions with the live index and repair "
+        "the drift (inline, or --enqueue one message per key); rechunk: create a new "
+        "generation and enqueue every object for it; finish: verify that generation "
+        "against the bucket, then swap the aliases to it.",
+        examples="""\
+  chunkwise reconcile
+  chunkwise reconcile rechunk && chunkwise local run --until-idle 5
+  chunkwise reconcile finish 20260101t000000""",
+    )
     p.add_argument("action", nargs="?", default="sweep", choices=["sweep", "rechunk", "finish"])
-    p.add_argument("generation", nargs="?", default=None)
+    p.add_argument(
+        "generation", nargs="?", default=None, help="rechunk: its id (default: from the clock)"
+    )
     p.add_argument("--enqueue", action="store_true", help="sweep: enqueue instead of inline")
     p.add_argument("--force", action="store_true", help="finish: swap even if incomplete")
+    add_progress_flag(p)
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
@@ -617,7 +665,8 @@ def main_reconcile(argv: Sequence[str]) -> int:
 
     settings = load_settings()
     if args.action == "sweep":
-        res = run_sweep(settings, enqueue=args.enqueue)
+        with showing_progress(args.progress):
+            res = run_sweep(settings, enqueue=args.enqueue)
         print(
             json.dumps(
                 {
@@ -633,7 +682,8 @@ def main_reconcile(argv: Sequence[str]) -> int:
         )
         return 1 if res.failed else 0
     if args.action == "rechunk":
-        gen, n = start_rechunk(settings, args.generation)
+        with showing_progress(args.progress):
+            gen, n = start_rechunk(settings, args.generation)
         print(json.dumps({"generation": gen, "enqueued": n}))
         print(f"when the queue is drained: chunkwise reconcile finish {gen}", file=sys.stderr)
         return 0

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from chunkwise import progress
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index import (
     IndexPort,
@@ -594,7 +595,7 @@ def sweep(
     elif pipeline is not None:
         from chunkwise.errors import ChunkwiseError
 
-        for k in res.drifted:
+        for k in progress.track(res.drifted, "reconcile: documents"):
             try:
                 pipeline.ingest(ObjectChange(config.bucket, k, kind="reconcile", raw_key=k))
                 res.repaired.append(k)
@@ -610,7 +611,7 @@ def fan_out_rechunk(
     """Enqueue one rechunk message per current object (many workers share the work)."""
     bodies = [
         change_message(config.bucket, v.key, "rechunk", generation)
-        for v in store.list_current(config.input_prefix)
+        for v in progress.track(store.list_current(config.input_prefix), "rechunk: documents")
         if config.watches(v.key)
     ]
     queue.send_batch(bodies)

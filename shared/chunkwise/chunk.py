@@ -24,6 +24,7 @@ only joined into `text`, the string that is indexed and embedded.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import re
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from chunkwise.blocks import Block, BlockType, is_transcribed, page_number, parse_blocks
 from chunkwise.config import ChunkerConfig
-from chunkwise.lang import detect_language
+from chunkwise.lang import detect_language, detect_part_language
 from chunkwise.schema import Chunk, ChunkKind
 from chunkwise.segment import grapheme_boundaries, split_sentences, word_boundaries
 from chunkwise.tokens import HFTokenCounter, load_counter
@@ -57,6 +58,7 @@ class Section:
     path: tuple[str, ...]
     transcribed: bool
     page: int | None
+    lang: str = "und"
 
 
 @dataclass(slots=True)
@@ -142,8 +144,9 @@ def chunk_text(
     if not text.strip():
         return []
     tok = counter or load_counter(cfg.tokenizer_path, cfg.max_tokens, cfg.add_special_tokens)
-    language = detect_language(text) if lang in (None, "auto") else str(lang)
-    chunker = _Chunker(text, language, cfg, tok, report or ChunkingReport())
+    auto = lang in (None, "auto")
+    language = detect_language(text) if auto else str(lang)
+    chunker = _Chunker(text, language, cfg, tok, report or ChunkingReport(), per_section=auto)
     return chunker.run()
 
 
@@ -155,9 +158,15 @@ class _Chunker:
         cfg: ChunkerConfig,
         counter: HFTokenCounter,
         report: ChunkingReport,
+        *,
+        per_section: bool = False,
     ) -> None:
         self.text = text
         self.lang = lang
+        self.per_section = per_section
+        # Where each language run starts, and its language (see _section_languages).
+        self._lang_starts: list[int] = [0]
+        self._langs: list[str] = [lang]
         self.cfg = cfg
         self.counter = counter
         self.report = report
@@ -168,11 +177,73 @@ class _Chunker:
     # -- public driver -------------------------------------------------------
 
     def run(self) -> list[Chunk]:
-        atoms = self._atomize(parse_blocks(self.text))
+        blocks = parse_blocks(self.text)
+        if self.per_section:
+            self._section_languages(blocks)
+        atoms = self._atomize(blocks)
         drafts = self._pack(atoms)
         drafts = self._coalesce_runts(drafts)
         drafts, counts = self._enforce_token_cap(drafts)
         return self._emit(drafts, counts)
+
+    # -- language ------------------------------------------------------------
+
+    def _section_languages(self, blocks: list[Block]) -> None:
+        """Guess the language of each section, then of each paragraph and list.
+
+        A section runs from a heading (a PDF page anchor is one) to the next and
+        is guessed with the document's language as the prior; a paragraph or a
+        list is guessed with its section's language as the prior, so that an
+        untranslated English paragraph in a German manual is English. Tables
+        and code take their section's language. A heading with no content of
+        its own takes the language of what follows it, as its text rides in the
+        next chunk. The result is a list of runs: (start offset, language).
+        """
+        section_langs = self._section_langs(blocks)
+        self._lang_starts, self._langs = [], []
+        section = -1
+        pending: int | None = None
+        for block in blocks:
+            section += block.type is BlockType.HEADING or section < 0
+            if block.type is BlockType.HEADING:
+                pending = block.start if pending is None else pending
+                continue
+            lang = section_langs[section]
+            if block.type in (BlockType.PARAGRAPH, BlockType.LIST):
+                lang = detect_part_language(self.text[block.start : block.end], lang)
+            self._add_run(pending if pending is not None else block.start, lang)
+            pending = None
+        if pending is not None:
+            self._add_run(pending, section_langs[section])
+        if not self._langs:
+            self._lang_starts, self._langs = [0], [self.lang]
+        self._lang_starts[0] = 0
+
+    def _section_langs(self, blocks: list[Block]) -> list[str]:
+        """The language of each section (see `_section_languages`), in order."""
+        sections: list[tuple[int, bool]] = []  # (start, has content of its own)
+        for block in blocks:
+            if block.type is BlockType.HEADING or not sections:
+                sections.append((block.start if sections else 0, False))
+            if block.type is not BlockType.HEADING:
+                sections[-1] = (sections[-1][0], True)
+        ends = [start for start, _ in sections[1:]] + [len(self.text)]
+        langs: list[str] = []
+        following = self.lang
+        for (start, has_content), end in reversed(list(zip(sections, ends, strict=True))):
+            if has_content:
+                following = detect_part_language(self.text[start:end], self.lang)
+            langs.append(following)
+        return langs[::-1]
+
+    def _add_run(self, start: int, lang: str) -> None:
+        if not self._langs or self._langs[-1] != lang:
+            self._lang_starts.append(start)
+            self._langs.append(lang)
+
+    def _lang_at(self, pos: int) -> str:
+        """The language of the text at offset `pos`."""
+        return self._langs[max(0, bisect.bisect_right(self._lang_starts, pos) - 1)]
 
     # -- rendering and counting ----------------------------------------------
 
@@ -329,7 +400,7 @@ class _Chunker:
                 _Plan(
                     block,
                     start,
-                    _section(stack, page),
+                    _section(stack, page, self._lang_at(start)),
                     table_id,
                     caption,
                     pending is not None,
@@ -343,7 +414,7 @@ class _Chunker:
                 _Plan(
                     tail,
                     pending,
-                    _section(stack, page),
+                    _section(stack, page, self._lang_at(pending)),
                     table_id,
                     False,
                     True,
@@ -370,7 +441,7 @@ class _Chunker:
             piece = self.text[block.start : block.end]
             spans = [
                 _trim(self.text, block.start + s, block.start + e)
-                for s, e in split_sentences(piece, self.lang)
+                for s, e in split_sentences(piece, self._lang_at(block.start))
             ]
             spans = [(s, e) for s, e in spans if s < e]
             spans[0] = (start, spans[0][1])
@@ -471,11 +542,11 @@ class _Chunker:
         piece = self.text[start:end]
         if level == 0:
             self._bump("sentences")
-            cuts = [start + s for s, _ in split_sentences(piece, self.lang)]
+            cuts = [start + s for s, _ in split_sentences(piece, self._lang_at(start))]
             parts = [_trim(self.text, s, e) for s, e in itertools.pairwise([*cuts, end])]
             return self._fit_each([(s, e) for s, e in parts if s < e], budget, level=1)
         self._bump("words")
-        cuts = [start + b for b in word_boundaries(piece, self.lang)][1:-1]
+        cuts = [start + b for b in word_boundaries(piece, self._lang_at(start))][1:-1]
         return self._group(start, end, cuts, budget)
 
     def _group(self, start: int, end: int, cuts: list[int], budget: int) -> list[Piece]:
@@ -503,7 +574,7 @@ class _Chunker:
             tokens = self.counter.count_plain(_indexable(self.text[s:e]))
             if tokens <= budget:
                 return [(s, e, tokens, True)]
-        cuts = [s + b for b in word_boundaries(self.text[s:e], self.lang)][1:-1]
+        cuts = [s + b for b in word_boundaries(self.text[s:e], self._lang_at(s))][1:-1]
         if not cuts:
             return self._grapheme_cuts(s, e, budget)
         middle = cuts[len(cuts) // 2]
@@ -580,6 +651,7 @@ class _Chunker:
             atom.starts_section
             or atom.table_id != last.table_id
             or atom.section.transcribed != last.section.transcribed
+            or atom.section.lang != last.section.lang
         )
 
     def _open(self, atom: Atom, previous: Draft | None) -> Draft:
@@ -699,7 +771,7 @@ class _Chunker:
     def _try_merge(self, drafts: list[Draft], i: int) -> bool:
         """Merge drafts[i+1] into drafts[i] if the ceiling and token cap allow."""
         left, right = drafts[i], drafts[i + 1]
-        if left.atoms[-1].section.transcribed != right.atoms[0].section.transcribed:
+        if _hard_edge(left, right):
             return False
         if right.end - left.start > self.cfg.merge_ceiling:
             return False
@@ -777,7 +849,7 @@ class _Chunker:
                     text=rendered,
                     token_count=tokens,
                     kind=_draft_kind(draft),
-                    lang=self.lang,
+                    lang=draft.atoms[0].section.lang,
                     page_start=min(pages) if pages else None,
                     page_end=max(pages) if pages else None,
                     content_sha256=hashlib.sha256(
@@ -802,9 +874,9 @@ def is_runt(chars: int, tokens: int, config: ChunkerConfig, cap: int) -> bool:
     return chars < config.runt_floor and tokens < config.runt_fraction * cap
 
 
-def _section(stack: list[_Frame], page: int | None) -> Section:
+def _section(stack: list[_Frame], page: int | None, lang: str) -> Section:
     transcribed = any(f.transcribed for f in stack)
-    return Section(tuple(f.title for f in stack if f.title), transcribed, page)
+    return Section(tuple(f.title for f in stack if f.title), transcribed, page, lang)
 
 
 def _kind_for(block_type: BlockType, section: Section) -> ChunkKind:
@@ -876,8 +948,10 @@ def _percentiles(values: list[int]) -> dict[str, int]:
 
 
 def _hard_edge(left: Draft, right: Draft) -> bool:
-    """Drafts that must never share atoms: transcribed next to native text."""
-    return left.atoms[-1].section.transcribed != right.atoms[0].section.transcribed
+    """Drafts that must never share atoms: transcribed next to native text, or
+    text in two languages (a chunk has one `lang`, one analyzer)."""
+    last, first = left.atoms[-1].section, right.atoms[0].section
+    return last.transcribed != first.transcribed or last.lang != first.lang
 
 
 def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

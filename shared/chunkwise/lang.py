@@ -1,5 +1,10 @@
 """A small, deterministic English/German language guess for `--lang auto`.
 
+The document's language is guessed first; each part of it (a section under a
+heading, a PDF page) is then guessed with the document's language as the
+prior, so that the English sections of a German manual get English sentence
+rules and the English analyzer.
+
 Only the two languages chunkwise segments with tailored rules are told apart;
 anything else is "und" (ICU root rules). Stop-word counting on a bounded
 sample keeps it O(1) in the document size.
@@ -21,11 +26,39 @@ _ENGLISH = frozenset(
 )
 
 
+# A part of a document (a section, a page) overrides the document's language
+# only on clear evidence: enough stop words, and one language well ahead. A
+# short part (a heading, a table of numbers) keeps the document's language.
+_PART_SAMPLE_CHARS = 5_000
+_PART_MIN_STOP_WORDS = 6
+_PART_MARGIN = 2.0
+
+
+def _stop_words(sample: str) -> tuple[int, int]:
+    """(German, English) stop-word counts of a sample."""
+    words = [w.lower() for w in _WORD.findall(sample)]
+    return sum(w in _GERMAN for w in words), sum(w in _ENGLISH for w in words)
+
+
 def detect_language(text: str) -> str:
     """'en', 'de' or 'und' for a text, from stop words in its first 20k chars."""
-    words = [w.lower() for w in _WORD.findall(text[:_SAMPLE_CHARS])]
-    german = sum(w in _GERMAN for w in words)
-    english = sum(w in _ENGLISH for w in words)
+    german, english = _stop_words(text[:_SAMPLE_CHARS])
     if german == english == 0:
         return "und"
     return "de" if german > english else "en"
+
+
+def detect_part_language(text: str, prior: str) -> str:
+    """The language of one part of a document, `prior` being the document's.
+
+    Only the part's first 5k characters are read, so guessing every section
+    of a document stays linear in its size.
+    """
+    german, english = _stop_words(text[:_PART_SAMPLE_CHARS])
+    if german + english < _PART_MIN_STOP_WORDS:
+        return prior
+    if german >= _PART_MARGIN * english:
+        return "de"
+    if english >= _PART_MARGIN * german:
+        return "en"
+    return prior

@@ -4,6 +4,10 @@ The canonical text is markdown-like (DESIGN section 1). Block type is
 recovered from the text itself, so chunking stays a pure function of a string.
 One pass over the lines, no backtracking: linear in the input size.
 
+A heading starts a block: an ATX heading line directly under a paragraph or
+list line belongs to that paragraph or list (Markdown input is given the blank
+line before such a heading when it is extracted).
+
 Documented results for malformed input:
 - an unclosed code fence runs to the end of the text (one code block);
 - a pipe line without a `|---|` separator line is prose, not a table;
@@ -129,8 +133,16 @@ def _is_table_start(line: Line, nxt: Line) -> bool:
 
 
 def _starts_other_block(lines: list[Line], i: int) -> bool:
+    """Does line i end the paragraph or list above it?
+
+    A heading does not: in the canonical text a heading starts a block (after
+    a blank line, or another block's end). So a line of a paragraph that only
+    starts with "#" -- a shell prompt, a comment of a listing -- stays prose
+    and keeps its "#" unescaped; Markdown input gets the blank line before an
+    interrupting heading from the extractor (extract/markdown.py).
+    """
     content = lines[i].content
-    if HEADING.match(content) or FENCE.match(content):
+    if FENCE.match(content):
         return True
     return i + 1 < len(lines) and _is_table_start(lines[i], lines[i + 1])
 

@@ -233,18 +233,47 @@ def read_input(name: str) -> bytes:
 def extract_input(name: str) -> Extraction:
     """Extract a named input as the pipeline does; its warnings go to stderr.
 
-    Standard input is taken as canonical text (Markdown) unless its bytes say
-    PDF, DOCX or HTML, so `chunkwise extract X | chunkwise chunk -` chunks the
-    very text that `extract` printed and the offsets still match it.
+    Standard input is taken as canonical text, exactly as it comes, unless its
+    bytes say PDF, DOCX or HTML: so `chunkwise extract X | chunkwise chunk -`
+    chunks the very text that `extract` printed and the offsets match it.
     """
     from chunkwise.extract import extract
 
     data = read_input(name)
-    filename = "stdin.md" if name == "-" else Path(name).name
-    result = extract(data, filename=filename)
+    result = canonical_text(data) if name == "-" else None
+    if result is None:
+        result = extract(data, filename=None if name == "-" else Path(name).name)
     for warning in result.report.warnings:
         warn(f"chunkwise: {name}: warning: {warning}")
     return result
+
+
+def canonical_text(data: bytes) -> Extraction | None:
+    """Text that is already canonical, taken as is; None for a document to extract.
+
+    Binary formats the extractor refuses are refused here too (sniffed first).
+    """
+    from chunkwise.extract import DocFormat, EmptyDocument, Extraction, ExtractionReport
+    from chunkwise.extract.model import sha256_bytes, sha256_text
+    from chunkwise.extract.sniff import sniff, text_kind
+    from chunkwise.extract.text import decode_text
+
+    if sniff(data, None) is not None:
+        return None
+    text, encoding = decode_text(data)
+    if text_kind(data, text, None) is DocFormat.HTML:
+        return None
+    if not text.strip():
+        raise EmptyDocument("standard input holds only whitespace")
+    report = ExtractionReport(
+        format=DocFormat.MARKDOWN,
+        source_bytes=len(data),
+        source_sha256=sha256_bytes(data),
+        content_sha256=sha256_text(text),
+        chars=len(text),
+        encoding=encoding,
+    )
+    return Extraction(text=text, report=report, content_sha256=report.content_sha256)
 
 
 def main_chunk(argv: Sequence[str]) -> int:

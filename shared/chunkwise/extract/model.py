@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 # Bump when the canonical text produced for the same input bytes changes
 # (new table rendering, header/footer rules, ...). Stored with the text so a
 # reader can tell which rules produced the offsets it cites.
-CANONICAL_VERSION = 1
+# 2: a "#" line inside a paragraph is no longer escaped; Markdown gets a blank
+#    line before a heading that interrupts a paragraph.
+CANONICAL_VERSION = 2
 
 
 class DocFormat(StrEnum):

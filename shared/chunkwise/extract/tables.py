@@ -19,17 +19,27 @@ _CONTINUED = re.compile(
 )
 
 
-_BLOCK_SYNTAX = re.compile(r"^(?:#{1,6}(?:\s|$)|`{3,}|~{3,}|\||>|[-*_](?:\s*[-*_]){2,}\s*$)")
+_BLOCK_SYNTAX = re.compile(r"^(?:`{3,}|~{3,}|\||>|[-*_](?:\s*[-*_]){2,}\s*$)")
+_HEADING_SYNTAX = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
 
 def escape_paragraph(text: str) -> str:
-    """Escape a paragraph whose start would read as Markdown block syntax.
+    """Escape the lines of a paragraph that would read as block syntax.
 
-    Text from PDF/DOCX/HTML is prose: a line starting with "# ", a code fence,
-    a pipe, a quote or a thematic break must not turn into a heading, an
-    unterminated code block or a table in the canonical text.
+    Text from PDF/DOCX/HTML is prose: a code fence, a pipe, a quote or a
+    thematic break must not turn into an unterminated code block or a table
+    in the canonical text, so such a line gets a backslash. A line starting
+    with "# " is escaped only as the paragraph's first line, where it would be
+    a heading; further down it is prose in chunkwise's grammar (a heading
+    starts a block), so a cited shell prompt or listing comment keeps its "#".
     """
-    return "\n".join("\\" + ln if _BLOCK_SYNTAX.match(ln) else ln for ln in text.split("\n"))
+    lines = text.split("\n")
+    return "\n".join(
+        "\\" + ln
+        if _BLOCK_SYNTAX.match(ln) or (i == 0 and _HEADING_SYNTAX.match(ln))
+        else ln
+        for i, ln in enumerate(lines)
+    )
 
 
 def clean_cell(value: str | None) -> str:

@@ -72,9 +72,10 @@ languages: every chunk has a `lang`. "en" and "de" get their own sentence rules
   and BM25 analyzer; "und" (BCP 47 for "undetermined") means neither English nor
   German was recognised: ICU's root sentence and word rules, and the chunk is
   indexed into every analysed field. With --lang auto (the default) the document's
-  language is guessed first and each section (text under a heading, or a PDF page)
-  is guessed again with the document's language as the prior, so the English
-  sections of a German file are tagged and analysed as English."""
+  language is guessed first, then each section (text under a heading, or a PDF
+  page) with the document's language as the prior, and each paragraph with its
+  section's: the English sections or untranslated paragraphs of a German file are
+  tagged, split and analysed as English."""
 
 _MAIN_EXAMPLES = """\
 examples:
@@ -158,7 +159,7 @@ def _chunk_parser() -> argparse.ArgumentParser:
         "--lang",
         choices=["auto", "en", "de", "und"],
         default="auto",
-        help="language of the text; auto guesses per section",
+        help="language of the text; auto guesses per section and paragraph",
     )
     p.add_argument(
         "--max-chars",
@@ -212,6 +213,8 @@ def chunker_config(args: argparse.Namespace) -> ChunkerConfig:
         raise ConfigError(
             f"--overlap {args.overlap} must be smaller than --max-chars {args.max_chars}"
         )
+    if args.tokenizer is not None and not args.tokenizer.exists():
+        raise ConfigError(f"--tokenizer {args.tokenizer}: no such file or directory")
     values: dict[str, object] = {"max_chars": args.max_chars, "overlap_chars": args.overlap}
     if args.max_tokens is not None:
         values["max_tokens"] = args.max_tokens

@@ -125,6 +125,7 @@ def test_extraction_warnings_go_to_stderr() -> None:
         (["--max-chars", "500", "--overlap", "600"], "must be smaller"),
         (["--lang", "fr"], "invalid choice: 'fr'"),
         (["--max-chars", "10", "--overlap", "0"], "max_chars"),
+        (["--tokenizer", "/no/such/tokenizer.json"], "no such file"),
     ],
 )
 def test_impossible_limits_are_refused_with_exit_2(args: list[str], message: str) -> None:

@@ -57,6 +57,13 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
 DEFAULT_OPENSEARCH = "http://127.0.0.1:9200"
 
 
+def local_url(port_var: str, default: str) -> str:
+    """The URL of a service this checkout starts: its scripts listen on the port
+    that ``port_var`` names (OPENSEARCH_PORT, LOCALSTACK_PORT), else the default."""
+    port = os.environ.get(port_var, "").strip()
+    return default.rsplit(":", 1)[0] + f":{port}" if port else default
+
+
 def repo_root() -> Path:
     """The checkout this package runs from (shared/chunkwise/local.py -> repo)."""
     env = os.environ.get("CHUNKWISE_REPO")
@@ -148,7 +155,7 @@ def start_services(cfg: StackConfig) -> None:
         cfg,
         "OpenSearch",
         "OPENSEARCH_URL",
-        DEFAULT_OPENSEARCH,
+        local_url("OPENSEARCH_PORT", DEFAULT_OPENSEARCH),
         "tools/opensearch/opensearch.sh",
         "opensearch",
     )
@@ -156,7 +163,7 @@ def start_services(cfg: StackConfig) -> None:
         cfg,
         "LocalStack",
         "AWS_ENDPOINT_URL",
-        DEFAULT_ENDPOINT,
+        local_url("LOCALSTACK_PORT", DEFAULT_ENDPOINT),
         "scripts/localstack.sh",
         "localstack",
     )
@@ -525,10 +532,12 @@ def main_local(argv: Sequence[str]) -> int:
             region=args.region,
         )
         previous = load_state()
-        stack_up(cfg)
-        if previous is not None:  # remember what an earlier `up` started
-            cfg.started = sorted(set(previous.started) | set(cfg.started))
-        save_state(cfg)
+        try:
+            stack_up(cfg)
+        finally:  # saved even when `up` fails half-way, so `down` stops what it started
+            if previous is not None:  # remember what an earlier `up` started
+                cfg.started = sorted(set(previous.started) | set(cfg.started))
+            save_state(cfg)
         _say(
             f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`"
         )

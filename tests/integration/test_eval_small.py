@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from chunkwise import progress
 from chunkwise.evaluate import load_corpus, load_questions, parse_config
 from chunkwise.evaluate_run import run_evaluation
 from chunkwise.index import IndexNames
@@ -134,16 +135,22 @@ def test_eval_end_to_end_on_the_real_node(corpus_dir: Path, opensearch_url: str)
         ),
     ]
     out = corpus_dir / "out"
-    reports = run_evaluation(
-        load_questions(corpus_dir / "questions.jsonl"),
-        configs,
-        load_corpus(corpus_dir / "corpus.json"),
-        corpus_dir=corpus_dir,
-        out_dir=out,
-        url=opensearch_url,
-        prefix=prefix,
-        plot=False,
-    )
+    steps: list[tuple[str, int, int | None]] = []
+    with progress.reporting(lambda task, done, total: steps.append((task, done, total))):
+        reports = run_evaluation(
+            load_questions(corpus_dir / "questions.jsonl"),
+            configs,
+            load_corpus(corpus_dir / "corpus.json"),
+            corpus_dir=corpus_dir,
+            out_dir=out,
+            url=opensearch_url,
+            prefix=prefix,
+            plot=False,
+        )
+    # Progress by configuration, then by document and question within each.
+    assert ("eval: configurations", 2, 2) in steps
+    assert steps.count(("eval: questions", 5, 5)) == 2
+    assert steps.count(("eval: documents", 2, 2)) == 2
     cw, fixed = reports
     for mode in ("hybrid", "bm25", "vector"):
         assert cw["modes"][mode]["all"]["questions"] == 5

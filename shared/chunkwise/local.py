@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -341,6 +342,14 @@ def load_function(name: str = "ingest") -> ModuleType:
     return module
 
 
+def _log_to_stderr(module: ModuleType) -> None:
+    """The handler logs JSON to stdout, as a Lambda does; run from the command line,
+    stdout is for results, so its log lines go to stderr."""
+    handler = getattr(getattr(module, "logger", None), "registered_handler", None)
+    if isinstance(handler, logging.StreamHandler):
+        handler.setStream(sys.stderr)
+
+
 def sqs_event(messages: Sequence[Mapping[str, Any]], queue_arn: str, region: str) -> dict[str, Any]:
     """An SQS -> Lambda event from ReceiveMessage results (same shape as AWS sends)."""
     records = []
@@ -383,6 +392,7 @@ class Runner:
             QueueUrl=cfg.queue_url, AttributeNames=["QueueArn"]
         )["Attributes"]["QueueArn"]
         module = load_function("ingest")
+        _log_to_stderr(module)
         self.handler: Callable[[dict[str, Any], Any], dict[str, Any]] = module.lambda_handler
         # With POWERTOOLS_METRICS_DISABLED the handler's metrics are never flushed; a
         # long-running runner clears them after each invocation instead of growing.

@@ -51,3 +51,17 @@ def test_a_failed_up_remembers_what_it_started(monkeypatch: pytest.MonkeyPatch) 
         local.main_local(["up"])
     state = local.load_state()
     assert state is not None and state.started == ["opensearch"]
+
+
+def test_the_handlers_log_lines_go_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    from types import ModuleType
+
+    from aws_lambda_powertools import Logger
+
+    module = ModuleType("fake_function")
+    module.logger = Logger(service="fake-ingest")  # type: ignore[attr-defined]
+    local._log_to_stderr(module)
+    module.logger.info("ingested")  # type: ignore[attr-defined]
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert '"message":"ingested"' in captured.err

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from chunkwise.blocks import Block, BlockType, is_transcribed, page_number, parse_blocks
 from chunkwise.config import ChunkerConfig
-from chunkwise.lang import detect_language, detect_part_language
+from chunkwise.lang import detect_language, part_language, part_sample, stop_words
 from chunkwise.schema import Chunk, ChunkKind
 from chunkwise.segment import grapheme_boundaries, split_sentences, word_boundaries
 from chunkwise.tokens import HFTokenCounter, load_counter
@@ -197,20 +197,22 @@ class _Chunker:
         untranslated English paragraph in a German manual is English. Tables
         and code take their section's language. A heading with no content of
         its own takes the language of what follows it, as its text rides in the
-        next chunk. The result is a list of runs: (start offset, language).
+        next chunk. Each block's stop words are counted once; a section's are
+        the sum of its blocks'. The result is a list of runs: (start, language).
         """
-        section_langs = self._section_langs(blocks)
+        counts = [stop_words(part_sample(self.text[b.start : b.end])) for b in blocks]
+        section_langs = self._section_langs(blocks, counts)
         self._lang_starts, self._langs = [], []
         section = -1
         pending: int | None = None
-        for block in blocks:
+        for block, (german, english) in zip(blocks, counts, strict=True):
             section += block.type is BlockType.HEADING or section < 0
             if block.type is BlockType.HEADING:
                 pending = block.start if pending is None else pending
                 continue
             lang = section_langs[section]
             if block.type in (BlockType.PARAGRAPH, BlockType.LIST):
-                lang = detect_part_language(self.text[block.start : block.end], lang)
+                lang = part_language(german, english, lang)
             self._add_run(pending if pending is not None else block.start, lang)
             pending = None
         if pending is not None:
@@ -219,20 +221,20 @@ class _Chunker:
             self._lang_starts, self._langs = [0], [self.lang]
         self._lang_starts[0] = 0
 
-    def _section_langs(self, blocks: list[Block]) -> list[str]:
+    def _section_langs(self, blocks: list[Block], counts: list[tuple[int, int]]) -> list[str]:
         """The language of each section (see `_section_languages`), in order."""
-        sections: list[tuple[int, bool]] = []  # (start, has content of its own)
-        for block in blocks:
+        sections: list[list[int]] = []  # [German, English, content blocks]
+        for block, (german, english) in zip(blocks, counts, strict=True):
             if block.type is BlockType.HEADING or not sections:
-                sections.append((block.start if sections else 0, False))
-            if block.type is not BlockType.HEADING:
-                sections[-1] = (sections[-1][0], True)
-        ends = [start for start, _ in sections[1:]] + [len(self.text)]
+                sections.append([0, 0, 0])
+            sections[-1][0] += german
+            sections[-1][1] += english
+            sections[-1][2] += block.type is not BlockType.HEADING
         langs: list[str] = []
         following = self.lang
-        for (start, has_content), end in reversed(list(zip(sections, ends, strict=True))):
-            if has_content:
-                following = detect_part_language(self.text[start:end], self.lang)
+        for german, english, content in reversed(sections):
+            if content:
+                following = part_language(german, english, self.lang)
             langs.append(following)
         return langs[::-1]
 

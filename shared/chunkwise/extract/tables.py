@@ -35,9 +35,7 @@ def escape_paragraph(text: str) -> str:
     """
     lines = text.split("\n")
     return "\n".join(
-        "\\" + ln
-        if _BLOCK_SYNTAX.match(ln) or (i == 0 and _HEADING_SYNTAX.match(ln))
-        else ln
+        "\\" + ln if _BLOCK_SYNTAX.match(ln) or (i == 0 and _HEADING_SYNTAX.match(ln)) else ln
         for i, ln in enumerate(lines)
     )
 

@@ -114,6 +114,21 @@ def test_extraction_warnings_go_to_stderr() -> None:
     assert "warning" not in res.out
 
 
+def test_empty_password_encryption_is_a_warning_on_stderr(tmp_path: Path) -> None:
+    from reportlab.lib import pdfencrypt
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path / "locked.pdf"
+    enc = pdfencrypt.StandardEncryption("", ownerPassword="owner", strength=128)
+    canvas = Canvas(str(path), invariant=1, encrypt=enc)
+    canvas.drawString(72, 720, "Price list for the X17 pump, valid from March.")
+    canvas.showPage()
+    canvas.save()
+    res = run("chunk", str(path))
+    assert res.code == 0 and "Price list for the X17 pump" in res.out
+    assert "warning: PDF is encrypted with an empty user password" in res.err
+
+
 # --------------------------------------------------------------------------- limits
 
 

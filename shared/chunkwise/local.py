@@ -709,7 +709,8 @@ def main_reconcile(argv: Sequence[str]) -> int:
     if not args.generation:
         print("chunkwise reconcile finish: GENERATION is required", file=sys.stderr)
         return 2
-    check = finish_rechunk(settings, args.generation, force=args.force)
+    with showing_progress(args.progress):
+        check = finish_rechunk(settings, args.generation, force=args.force)
     print(
         json.dumps(
             {

@@ -635,9 +635,8 @@ def verify_generation(
     config: PipelineConfig, store: ObjectStore, live_set: LiveSetPort, generation: str
 ) -> GenerationCheck:
     """Is the new generation complete: exactly the bucket's current revisions live?"""
-    bucket = {
-        v.key: v.revision for v in store.list_current(config.input_prefix) if config.watches(v.key)
-    }
+    listing = progress.track(store.list_current(config.input_prefix), "finish: documents")
+    bucket = {v.key: v.revision for v in listing if config.watches(v.key)}
     live = {k: v for k, v in live_set.live_revisions().items() if v and config.watches(k)}
     missing = tuple(sorted(k for k, r in bucket.items() if live.get(k) != {r}))
     extra = tuple(sorted(k for k in live if k not in bucket))

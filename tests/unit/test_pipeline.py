@@ -347,6 +347,23 @@ def test_rechunk_fan_out_builds_new_generation(counter: object) -> None:
     assert all(len(rig.index.live(d)) == 1 for d in rig.index.docs)
 
 
+def test_reconcile_work_reports_progress_by_document(counter: object) -> None:
+    from chunkwise import progress
+
+    rig = make_rig(counter)
+    for k in ("incoming/a.md", "incoming/b.md"):
+        rig.store.put(k, MANUAL)
+    steps: list[tuple[str, int, int | None]] = []
+    with progress.reporting(lambda task, done, total: steps.append((task, done, total))):
+        live = FakeLiveSet(rig.index, _keys(rig))
+        sweep(rig.pipeline.config, rig.store, live, pipeline=rig.pipeline)
+        fan_out_rechunk(rig.pipeline.config, rig.store, FakeQueue(), "g2")
+        verify_generation(rig.pipeline.config, rig.store, live, "g2")
+    assert ("reconcile: documents", 2, 2) in steps  # drifted keys, ingested inline
+    assert ("rechunk: documents", 2, None) in steps  # the listing's length is not known
+    assert ("finish: documents", 2, None) in steps
+
+
 def test_percentiles() -> None:
     assert percentiles([]) == {}
     p = percentiles(list(range(1, 101)))

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from chunkwise import progress
 from chunkwise.index import State, make_doc_id
 from chunkwise.pipeline import parse_message
 from chunkwise.search import SearchFilters
@@ -43,7 +44,12 @@ def test_new_document_is_searchable_with_citations(stack: Any, searcher: Any, in
     key = stack.key("Berichte/Übersicht März 2026.pdf")
     doc_id = make_doc_id(stack.bucket, key)
     rev = stack.put(key, (DATA / "handbuch_de.pdf").read_bytes())
-    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    steps: list[tuple[str, int, int | None]] = []
+    with progress.reporting(lambda task, done, total: steps.append((task, done, total))):
+        stack.run_until(lambda: complete_live(index, doc_id, rev))
+    # `local run` counts messages; the ingest handler's extraction counts pages.
+    assert any(task == "local run: messages" and done >= 1 for task, done, _ in steps)
+    assert any(task == "extract: pages" for task, _, _ in steps)
     hits = hits_for(searcher, "Einlassfilter Wartung Druckverlust", doc_id)
     assert hits, "document not searchable"
     top = hits[0].citation

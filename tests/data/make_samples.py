@@ -16,6 +16,11 @@ Samples (English and German):
   manual_en.md / handbuch_de.md             the same kind of manual as Markdown
   pricing_en.html / preise_de.html          an HTML page with nav, script, table
   pricing_en.docx / preise_de.docx          DOCX: headings, list, tables, caption
+  merged_header_de.docx                     DOCX: Title/Subtitle, lists, two header rows marked
+                                            w:tblHeader, horizontally and vertically merged cells
+  merged_header_de.libreoffice.docx         the same, opened and saved by LibreOffice (real office
+                                            output; only with --libreoffice, needs `soffice`
+                                            from libreoffice-writer-nogui; tested with 7.4.7)
   scanned_en.pdf                            page 1 text, page 2 image only (no text layer)
 Hostile:
   hostile/encrypted.pdf    user password required
@@ -34,6 +39,7 @@ import sys
 import zipfile
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import cm
@@ -482,6 +488,10 @@ def make_docx(lang: str, path: Path) -> None:
     for b in bullets:
         d.add_paragraph(b, style="List Bullet")
     d.add_paragraph(p["outro"])
+    _save_docx(d, path)
+
+
+def _save_docx(d: Any, path: Path) -> None:
     buf = io.BytesIO()
     d.save(buf)
     # python-docx stamps no dates beyond core properties, but the zip entries
@@ -494,6 +504,148 @@ def make_docx(lang: str, path: Path) -> None:
             fixed.compress_type = zipfile.ZIP_DEFLATED
             dst.writestr(fixed, src.read(info.filename))
     path.write_bytes(out.getvalue())
+
+
+# Two header rows marked as repeating header rows (w:tblHeader), a header cell
+# spanning two columns (w:gridSpan), header cells spanning both header rows and
+# data cells spanning rows (w:vMerge restart/continue) and columns.
+TARIFE_DE = [
+    ["Basis", "6 €", "60 €", "10 GB", "E-Mail"],
+    ["Team", "12 €", "120 €", None, "Telefon, werktags"],  # None: Speicher merged from above
+    ["Enterprise", "Preis auf Anfrage", "", "unbegrenzt", "persönliche Ansprechpartnerin"],
+]
+ERSATZTEILE_DE = {
+    "Pumpen": [
+        ("Kreiselpumpe KP-100", "10-4410", "2 Tage", "5 Tage", "249,00"),
+        ("Kreiselpumpe KP-200", "10-4420", "2 Tage", "5 Tage", "319,00"),
+        ("Tauchpumpe TP-50", "10-4450", "3 Tage", "7 Tage", "289,00"),
+        ("Tauchpumpe TP-80", "10-4480", "auf Anfrage", "", "389,00"),
+        ("Dosierpumpe DP-5", "10-4505", "1 Tag", "4 Tage", "179,00"),
+    ],
+    "Filter": [
+        ("Feinfilter FF-10", "20-1010", "1 Tag", "3 Tage", "24,90"),
+        ("Feinfilter FF-20", "20-1020", "1 Tag", "3 Tage", "29,90"),
+        ("Grobfilter GF-1", "20-1101", "2 Tage", "6 Tage", "14,50"),
+        ("Aktivkohlefilter AK-3", "20-1203", "auf Anfrage", "", "44,00"),
+        ("Vorfilter VF-7", "20-1307", "1 Tag", "3 Tage", "9,80"),
+    ],
+    "Dichtungen": [
+        ("O-Ring 20 mm", "30-0020", "1 Tag", "2 Tage", "1,20"),
+        ("O-Ring 32 mm", "30-0032", "1 Tag", "2 Tage", "1,60"),
+        ("Flachdichtung FD-1", "30-0101", "2 Tage", "4 Tage", "3,40"),
+        ("Wellendichtring WD-25", "30-0225", "3 Tage", "8 Tage", "7,90"),
+        ("Dichtungssatz DS-KP", "30-0900", "2 Tage", "5 Tage", "19,50"),
+    ],
+    "Steuerung": [
+        ("Steuergerät SG-2", "40-0002", "4 Tage", "10 Tage", "459,00"),
+        ("Drucksensor DS-10", "40-0110", "2 Tage", "6 Tage", "89,00"),
+        ("Schwimmerschalter SS-1", "40-0201", "1 Tag", "3 Tage", "34,00"),
+        ("Kabelsatz KS-5 m", "40-0305", "1 Tag", "3 Tage", "27,50"),
+        ("Funkmodul FM-3", "40-0403", "auf Anfrage", "", "129,00"),
+    ],
+    "Zubehör": [
+        ("Schlauch 1 Zoll, 10 m", "50-0110", "1 Tag", "2 Tage", "32,00"),
+        ("Schlauchschelle 25 mm", "50-0225", "1 Tag", "2 Tage", "2,10"),
+        ("Rückschlagventil RV-1", "50-0301", "2 Tage", "5 Tage", "18,40"),
+        ("Wandhalterung WH-2", "50-0402", "3 Tage", "7 Tage", "22,00"),
+        ("Transportkoffer TK", "50-0500", "5 Tage", "12 Tage", "64,00"),
+    ],
+    "Service": [
+        ("Wartungsvertrag Basis", "90-0001", "sofort", "", "199,00"),
+        ("Wartungsvertrag Plus", "90-0002", "sofort", "", "349,00"),
+        ("Vor-Ort-Einsatz je Stunde", "90-0100", "5 Tage", "10 Tage", "95,00"),
+        ("Fernwartung je Stunde", "90-0200", "1 Tag", "2 Tage", "65,00"),
+        ("Schulung halbtags", "90-0300", "10 Tage", "20 Tage", "480,00"),
+    ],
+}
+
+
+def _mark_header_row(row: Any) -> None:
+    """w:trPr/w:tblHeader: Word repeats this row at the top of every page."""
+    from docx.oxml import OxmlElement
+
+    tr = row._tr
+    trpr = tr.get_or_add_trPr()
+    trpr.append(OxmlElement("w:tblHeader"))
+
+
+def _merged_tarife(d: Any) -> None:
+    t = d.add_table(rows=2 + len(TARIFE_DE), cols=5)
+    t.style = "Table Grid"
+    for row in t.rows[:2]:
+        _mark_header_row(row)
+    cell = t.cell
+    cell(0, 0).merge(cell(1, 0)).text = "Tarif"
+    cell(0, 1).merge(cell(0, 2)).text = "Preis pro Nutzer"
+    cell(0, 3).merge(cell(0, 4)).text = "Leistungen"
+    for j, name in ((1, "Monat"), (2, "Jahr"), (3, "Speicher"), (4, "Support")):
+        cell(1, j).text = name
+    for i, values in enumerate(TARIFE_DE, start=2):
+        for j, value in enumerate(values):
+            if value is not None and not (j == 2 and values[1] == "Preis auf Anfrage"):
+                cell(i, j).text = value
+    cell(2 + 1, 3).merge(cell(2, 3))  # "10 GB" for Basis and Team
+    cell(2, 3).text = "10 GB"
+    cell(4, 1).merge(cell(4, 2)).text = "Preis auf Anfrage"
+
+
+def _merged_ersatzteile(d: Any) -> None:
+    rows = sum(len(parts) for parts in ERSATZTEILE_DE.values())
+    t = d.add_table(rows=2 + rows, cols=6)
+    t.style = "Table Grid"
+    for row in t.rows[:2]:
+        _mark_header_row(row)
+    cell = t.cell
+    for j, name in ((0, "Kategorie"), (1, "Artikel"), (2, "Artikelnummer"), (5, "Preis (€)")):
+        cell(0, j).merge(cell(1, j)).text = name
+    cell(0, 3).merge(cell(0, 4)).text = "Lieferzeit"
+    cell(1, 3).text = "ab Lager"
+    cell(1, 4).text = "auf Bestellung"
+    i = 2
+    for category, parts in ERSATZTEILE_DE.items():
+        first = i
+        for article, number, stock, order, price in parts:
+            for j, value in ((1, article), (2, number), (5, price)):
+                cell(i, j).text = value
+            if order:
+                cell(i, 3).text = stock
+                cell(i, 4).text = order
+            else:  # one value for both delivery columns
+                cell(i, 3).merge(cell(i, 4)).text = stock
+            i += 1
+        cell(first, 0).merge(cell(i - 1, 0)).text = category
+
+
+def make_merged_header_docx(path: Path) -> None:
+    import docx
+
+    d = docx.Document()
+    d.core_properties.created = datetime(2026, 1, 1)
+    d.core_properties.modified = datetime(2026, 1, 1)
+    d.core_properties.last_modified_by = "chunkwise tests"
+    d.core_properties.author = "chunkwise tests"
+    d.add_paragraph("Preisliste 2026", style="Title")
+    d.add_paragraph("Pumpen, Ersatzteile und Service", style="Subtitle")
+    d.add_heading("Tarife", level=1)
+    d.add_paragraph(
+        "Alle Preise verstehen sich pro Nutzer, zuzüglich Mehrwertsteuer. "
+        "Der Jahrespreis gilt bei jährlicher Zahlung im Voraus."
+    )
+    d.add_paragraph("Tabelle 1: Tarife und Preise", style="Caption")
+    _merged_tarife(d)
+    d.add_heading("Ersatzteile", level=1)
+    d.add_heading("Lieferbare Teile", level=2)
+    d.add_paragraph("Tabelle 2: Ersatzteile nach Kategorie", style="Caption")
+    _merged_ersatzteile(d)
+    d.add_heading("Bestellung", level=1)
+    d.add_paragraph("Bestellungen nehmen wir auf drei Wegen an:")
+    for way in ("im Webshop", "per E-Mail an bestellung@example.de", "telefonisch"):
+        d.add_paragraph(way, style="List Bullet")
+    d.add_paragraph("So läuft eine Bestellung ab:")
+    for step in ("Artikelnummer heraussuchen", "Menge angeben", "Lieferadresse bestätigen"):
+        d.add_paragraph(step, style="List Number")
+    d.add_paragraph("Teillieferungen sind möglich.", style="List Bullet 2")
+    _save_docx(d, path)
 
 
 # --- hostile -----------------------------------------------------------------
@@ -538,7 +690,40 @@ def make_hostile() -> None:
     (HOSTILE / "image.pdf").write_bytes(_scan_png())
 
 
+def libreoffice_roundtrip(source: Path, target: Path) -> None:
+    """Open `source` in LibreOffice and save it as DOCX with LibreOffice's own writer."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        raise SystemExit("soffice not found: apt-get install libreoffice-writer-nogui")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [
+                soffice,
+                f"-env:UserInstallation=file://{tmp}/profile",
+                "--headless",
+                "--convert-to",
+                "docx:MS Word 2007 XML",
+                "--outdir",
+                f"{tmp}/out",
+                str(source),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        shutil.copyfile(Path(tmp) / "out" / source.name, target)
+
+
 def main() -> None:
+    if "--libreoffice" in sys.argv[1:]:
+        libreoffice_roundtrip(
+            HERE / "merged_header_de.docx", HERE / "merged_header_de.libreoffice.docx"
+        )
+        return
     for lang, pricing, catalog, manual in (
         ("en", "pricing_en", "catalog_en", "manual_en"),
         ("de", "preise_de", "katalog_de", "handbuch_de"),
@@ -550,6 +735,7 @@ def main() -> None:
         (HERE / f"{manual}.md").write_text(manual_markdown(lang), encoding="utf-8")
         (HERE / f"{pricing}.html").write_text(pricing_html(lang), encoding="utf-8")
         make_docx(lang, HERE / f"{pricing}.docx")
+    make_merged_header_docx(HERE / "merged_header_de.docx")
     make_scanned_pdf(HERE / "scanned_en.pdf")
     make_hostile()
     for path in sorted(HERE.rglob("*")):

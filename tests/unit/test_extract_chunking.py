@@ -8,6 +8,7 @@ import pytest
 
 from chunkwise import chunk_text
 from chunkwise.extract import extract
+from chunkwise.rows import table_rows
 
 pytest.importorskip("pdfplumber")
 
@@ -24,6 +25,7 @@ SAMPLES = [
     ("preise_de.docx", "de"),
     ("pricing_en.html", "en"),
     ("preise_de.html", "de"),
+    ("merged_header_de.docx", "de"),
 ]
 
 
@@ -57,3 +59,44 @@ def test_three_page_table_chunks_never_use_a_data_row_as_header(name: str) -> No
     fragments = [c for c in chunks if c.table_header]
     assert len(fragments) >= 3  # 84 rows do not fit one chunk
     assert {c.table_header.split("\n", 1)[0] for c in fragments} == {table.header}
+
+
+def test_docx_table_fragments_carry_both_header_rows_and_every_row_reads_alone() -> None:
+    """Two header rows (w:tblHeader) and merged cells, over several chunks."""
+    name = "merged_header_de.docx"
+    r = extract((DATA / name).read_bytes(), filename=name)
+    parts = r.report.tables[1]
+    chunks = chunk_text(r.text, lang="de")
+    fragments = [c for c in chunks if c.end > parts.start and c.start < parts.end]
+    assert len(fragments) >= 2  # 30 rows do not fit one chunk
+    named_rows: list[str] = []
+    for c in fragments:
+        assert r.text[c.start : c.end] == c.body
+        header = c.table_header.split("\n", 1)[0]
+        # both header rows: the group ("Lieferzeit") and its columns ("ab Lager")
+        assert header == parts.header
+        assert "Lieferzeit / ab Lager" in header and "Lieferzeit / auf Bestellung" in header
+        assert c.kind == "table"
+        named_rows += [row for row in table_rows(c.body, c.table_header) if "Tarif" not in row]
+    assert len(named_rows) == parts.rows
+    for row in named_rows:
+        # every row names its category (merged down the first column) and both
+        # delivery times (one merged cell over two columns where they are equal)
+        fields = dict(field.split(": ", 1) for field in row.split("; "))
+        assert list(fields) == [
+            "Kategorie",
+            "Artikel",
+            "Artikelnummer",
+            "Lieferzeit / ab Lager",
+            "Lieferzeit / auf Bestellung",
+            "Preis (€)",
+        ], row
+        assert all(fields.values()), row
+    assert (
+        "Kategorie: Pumpen; Artikel: Tauchpumpe TP-80; Artikelnummer: 10-4480; "
+        "Lieferzeit / ab Lager: auf Anfrage; Lieferzeit / auf Bestellung: auf Anfrage; "
+        "Preis (€): 389,00"
+    ) in named_rows
+    assert any(
+        row.startswith("Kategorie: Service; Artikel: Schulung halbtags") for row in named_rows
+    )

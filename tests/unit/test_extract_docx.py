@@ -69,3 +69,206 @@ def test_docx_caption_below_table_moves_above() -> None:
 def test_docx_sniffed_by_content_not_name() -> None:
     r = extract((DATA / "pricing_en.docx").read_bytes(), filename="upload.bin")
     assert r.report.format is DocFormat.DOCX
+
+
+# --- header rows, merged cells, heading levels, lists --------------------------
+
+
+def _docx_bytes(document: object) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    document.save(buf)  # type: ignore[attr-defined]
+    return buf.getvalue()
+
+
+def _repeat_as_header(row: object) -> None:
+    from docx.oxml import OxmlElement
+
+    row._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))  # type: ignore[attr-defined]
+
+
+def _price_table(document: object, *, marked_header_rows: int) -> object:
+    """Tarif (over both header rows) | Preis (over Monat, Jahr); two data rows."""
+    t = document.add_table(rows=4, cols=3)  # type: ignore[attr-defined]
+    for row in t.rows[:marked_header_rows]:
+        _repeat_as_header(row)
+    t.cell(0, 0).merge(t.cell(1, 0)).text = "Tarif"
+    t.cell(0, 1).merge(t.cell(0, 2)).text = "Preis"
+    t.cell(1, 1).text, t.cell(1, 2).text = "Monat", "Jahr"
+    t.cell(2, 0).text, t.cell(2, 1).text, t.cell(2, 2).text = "Basis", "6 €", "60 €"
+    t.cell(3, 0).text = "Enterprise"
+    t.cell(3, 1).merge(t.cell(3, 2)).text = "auf Anfrage"
+    return t
+
+
+def test_docx_every_tblheader_row_is_in_the_header_line() -> None:
+    import docx
+
+    d = docx.Document()
+    _price_table(d, marked_header_rows=2)
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == (
+        "| Tarif | Preis / Monat | Preis / Jahr |\n| --- | --- | --- |\n"
+        "| Basis | 6 € | 60 € |\n| Enterprise | auf Anfrage | auf Anfrage |\n"
+    )
+    (table,) = r.report.tables
+    assert table.header == "| Tarif | Preis / Monat | Preis / Jahr |"
+    assert (table.header_rows, table.rows, table.columns) == (2, 2, 3)
+
+
+def test_docx_without_tblheader_the_first_row_is_the_header() -> None:
+    import docx
+
+    d = docx.Document()
+    _price_table(d, marked_header_rows=0)
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text.startswith(
+        "| Tarif | Preis | Preis |\n| --- | --- | --- |\n| Tarif | Monat | Jahr |"
+    )
+    assert r.report.tables[0].header_rows == 1
+
+
+def test_docx_only_leading_tblheader_rows_form_the_header() -> None:
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=2)
+    for i, (a, b) in enumerate([("Name", "Wert"), ("x", "1"), ("y", "2")]):
+        t.cell(i, 0).text, t.cell(i, 1).text = a, b
+    _repeat_as_header(t.rows[0])
+    _repeat_as_header(t.rows[2])  # Word repeats only rows at the top; this one is data
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == "| Name | Wert |\n| --- | --- |\n| x | 1 |\n| y | 2 |\n"
+
+
+def test_docx_vertically_merged_cell_is_filled_in_every_row() -> None:
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=4, cols=3)
+    for j, name in enumerate(["Kategorie", "Artikel", "Preis"]):
+        t.cell(0, j).text = name
+    t.cell(1, 0).merge(t.cell(3, 0)).text = "Filter"
+    for i, (article, price) in enumerate(
+        [("FF-10", "24,90"), ("FF-20", "29,90"), ("GF-1", "14,50")]
+    ):
+        t.cell(i + 1, 1).text, t.cell(i + 1, 2).text = article, price
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text.split("\n")[2:5] == [
+        "| Filter | FF-10 | 24,90 |",
+        "| Filter | FF-20 | 29,90 |",
+        "| Filter | GF-1 | 14,50 |",
+    ]
+
+
+def test_docx_row_of_one_cell_across_the_table_is_written_once() -> None:
+    import docx
+
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=3)
+    for j, name in enumerate(["Artikel", "Nummer", "Preis"]):
+        t.cell(0, j).text = name
+    t.cell(1, 0).merge(t.cell(1, 2)).text = "Zubehör"
+    t.cell(2, 0).text, t.cell(2, 1).text, t.cell(2, 2).text = "Schlauch", "50-0110", "32,00"
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text.split("\n")[2:4] == ["| Zubehör |  |  |", "| Schlauch | 50-0110 | 32,00 |"]
+
+
+def test_docx_title_is_level_one_and_headings_sit_below_it() -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Preisliste", style="Title")
+    d.add_paragraph("Gültig ab Januar", style="Subtitle")
+    d.add_heading("Tarife", level=1)
+    d.add_paragraph("Text.")
+    d.add_heading("Details", level=2)
+    d.add_heading("Sehr tief", level=6)
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == (
+        "# Preisliste\n\nGültig ab Januar\n\n## Tarife\n\nText.\n\n"
+        "### Details\n\n###### Sehr tief\n"
+    )
+
+
+def test_docx_without_title_heading_one_stays_level_one() -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Tarife", level=1)
+    d.add_heading("Details", level=2)
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == "# Tarife\n\n## Details\n"
+
+
+def test_docx_numbered_and_nested_list_items() -> None:
+    import docx
+
+    d = docx.Document()
+    for step in ("Nummer suchen", "Menge angeben"):
+        d.add_paragraph(step, style="List Number")
+    d.add_paragraph("auch Teilmengen", style="List Bullet 2")
+    d.add_paragraph("Adresse bestätigen", style="List Number")
+    d.add_paragraph("Danach:")
+    d.add_paragraph("im Webshop", style="List Bullet")
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == (
+        "1. Nummer suchen\n2. Menge angeben\n  - auch Teilmengen\n3. Adresse bestätigen\n\n"
+        "Danach:\n\n- im Webshop\n"
+    )
+
+
+def test_docx_numbering_switched_off_is_a_paragraph() -> None:
+    import docx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    d = docx.Document()
+    p = d.add_paragraph("Kein Listenpunkt", style="List Number")
+    numpr = OxmlElement("w:numPr")
+    num_id = OxmlElement("w:numId")
+    num_id.set(qn("w:val"), "0")
+    numpr.append(num_id)
+    p._p.get_or_add_pPr().append(numpr)
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == "Kein Listenpunkt\n"
+
+
+MERGED = "merged_header_de.docx"
+MERGED_HEADER_2 = (
+    "| Kategorie | Artikel | Artikelnummer | Lieferzeit / ab Lager | Lieferzeit / auf Bestellung"
+    " | Preis (€) |"
+)
+
+
+def test_docx_merged_header_sample() -> None:
+    r = extract((DATA / MERGED).read_bytes(), filename=MERGED)
+    t = r.text
+    assert t.startswith("# Preisliste 2026\n\nPumpen, Ersatzteile und Service\n\n## Tarife\n")
+    assert "## Ersatzteile\n\n### Lieferbare Teile\n\nTabelle 2: Ersatzteile nach Kategorie\n" in t
+    assert (
+        "| Tarif | Preis pro Nutzer / Monat | Preis pro Nutzer / Jahr | Leistungen / Speicher"
+        " | Leistungen / Support |\n| --- | --- | --- | --- | --- |\n"
+        "| Basis | 6 € | 60 € | 10 GB | E-Mail |\n"
+        "| Team | 12 € | 120 € | 10 GB | Telefon, werktags |\n"
+        "| Enterprise | Preis auf Anfrage | Preis auf Anfrage | unbegrenzt |"
+    ) in t
+    assert "| Pumpen | Tauchpumpe TP-80 | 10-4480 | auf Anfrage | auf Anfrage | 389,00 |" in t
+    assert "| Service | Schulung halbtags | 90-0300 | 10 Tage | 20 Tage | 480,00 |" in t
+    assert "1. Artikelnummer heraussuchen\n2. Menge angeben\n3. Lieferadresse bestätigen\n" in t
+    assert "\n  - Teillieferungen sind möglich.\n" in t
+    t1, t2 = r.report.tables
+    assert (t1.header_rows, t1.rows, t2.header_rows, t2.rows) == (2, 3, 2, 30)
+    assert t2.header == MERGED_HEADER_2
+    assert t2.caption == "Tabelle 2: Ersatzteile nach Kategorie"
+
+
+def test_docx_merged_header_sample_saved_by_libreoffice_reads_the_same() -> None:
+    """The same document after a LibreOffice 7.4 round trip (its own DOCX writer:
+    w:tblHeader w:val="true", explicit vMerge "continue", "caption" style, lists
+    as direct numbering) gives the same canonical text."""
+    ours = extract((DATA / MERGED).read_bytes(), filename=MERGED)
+    office = extract((DATA / "merged_header_de.libreoffice.docx").read_bytes(), filename="lo.docx")
+    assert office.text == ours.text
+    assert [t.header_rows for t in office.report.tables] == [2, 2]

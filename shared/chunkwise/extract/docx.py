@@ -7,9 +7,12 @@ inflates a member past its declared size (it stops and fails the CRC check), so
 bounding the declared sizes bounds memory. python-docx parses XML with
 entity resolution off (no billion-laughs expansion).
 
-Output: headings from the paragraph style (Title, Heading 1-9, or an outline
-level), paragraphs, list items (List styles or numbering), tables as GFM (first
-row = header, horizontally merged cells written once), a Caption paragraph
+Output: headings from the paragraph style (Title = level 1; Heading N or
+outline level N-1 = N+1 when the document has a Title, else N; Subtitle is a
+paragraph), paragraphs, list items (List styles or numbering: "-" for bullets,
+"N." for numbered levels, two spaces per level), tables as GFM with every
+leading w:tblHeader row combined into the header line (else the first row) and
+every merged cell filled in each row and column it covers, a Caption paragraph
 kept directly before its table (moved up when Word put it below).
 """
 
@@ -18,6 +21,8 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import (
@@ -29,11 +34,13 @@ from .errors import (
 )
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
-from .tables import caption_paragraph, escape_paragraph, render_gfm
+from .tables import caption_paragraph, combine_header_rows, escape_paragraph, render_gfm
 
 _HEADING = re.compile(r"^(?:heading|überschrift)\s*(\d)$", re.IGNORECASE)
 _WS = re.compile(r"\s+")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MAX_SPAN = 64  # columns one cell may cover (a hostile gridSpan cannot blow up a row)
+_MAX_LIST_DEPTH = 6  # two spaces per level: the chunker reads up to 12 as one list
 
 
 def check_container(data: bytes, limits: ExtractLimits) -> None:
@@ -91,35 +98,71 @@ def _text(value: str) -> str:
     return _WS.sub(" ", value).strip()
 
 
-def _heading_level(paragraph: Any) -> int | None:
+def _w(tag: str) -> str:
+    return f"{_W}{tag}"
+
+
+def _is_on(element: Any) -> bool:
+    """An OOXML on/off property: present and not switched off by its value."""
+    value = element.get(_w("val"))
+    return value is None or value.lower() not in ("0", "false", "off")
+
+
+def _int_property(parent: Any, tag: str, default: int) -> int:
+    element = parent.find(_w(tag)) if parent is not None else None
+    if element is None:
+        return default
+    try:
+        return int(element.get(_w("val"), str(default)))
+    except ValueError:
+        return default
+
+
+# --- headings and lists ------------------------------------------------------
+
+
+def _styles(paragraph: Any) -> list[Any]:
+    """The paragraph's style and those it is based on (nearest first)."""
     style = paragraph.style
-    names: list[str] = []
-    while style is not None and len(names) < 5:
-        names.append(str(style.name or ""))
+    out: list[Any] = []
+    while style is not None and len(out) < 5:
+        out.append(style)
         style = style.base_style
-    for name in names:
+    return out
+
+
+def _style_names(paragraph: Any) -> list[str]:
+    return [str(style.name or "").strip() for style in _styles(paragraph)]
+
+
+def _is_title(paragraph: Any) -> bool:
+    return any(name.lower() == "title" for name in _style_names(paragraph))
+
+
+def _heading_level(paragraph: Any, shift: int) -> int | None:
+    """Title is level 1; Heading N (or outline level N-1) is N + shift, at most 6.
+
+    `shift` is 1 when the document has a Title paragraph, so that Heading 1
+    sections sit below the title in the heading path; without a Title,
+    Heading 1 stays at level 1.
+    """
+    for name in _style_names(paragraph):
         if name.lower() == "title":
             return 1
-        m = _HEADING.match(name.strip())
+        m = _HEADING.match(name)
         if m:
-            return min(6, max(1, int(m.group(1))))
+            return min(6, max(1, int(m.group(1))) + shift)
     ppr = paragraph._p.pPr
     if ppr is not None:
-        lvl = ppr.find(f"{_W}outlineLvl")
+        lvl = ppr.find(_w("outlineLvl"))
         if lvl is not None:
             try:
-                return min(6, int(lvl.get(f"{_W}val", "9")) + 1)
+                outline = int(lvl.get(_w("val"), "9"))
             except ValueError:
                 return None
+            # outline level 9 is "body text" in OOXML
+            return min(6, outline + 1 + shift) if 0 <= outline < 9 else None
     return None
-
-
-def _is_list(paragraph: Any) -> bool:
-    name = str(paragraph.style.name or "") if paragraph.style is not None else ""
-    if name.lower().startswith(("list", "liste", "aufzählung")):
-        return True
-    ppr = paragraph._p.pPr
-    return ppr is not None and ppr.find(f"{_W}numPr") is not None
 
 
 def _is_caption(paragraph: Any) -> bool:
@@ -127,102 +170,296 @@ def _is_caption(paragraph: Any) -> bool:
     return name in ("caption", "beschriftung")
 
 
-def _table_rows(table: Any) -> list[list[str]]:
-    rows: list[list[str]] = []
-    for row in table.rows:
-        cells: list[str] = []
-        seen: set[int] = set()
-        for cell in row.cells:
-            key = id(cell._tc)
-            cells.append("" if key in seen else _text(cell.text))
-            seen.add(key)
-        if any(c for c in cells):
-            rows.append(cells)
+class _Numbering:
+    """List markers from word/numbering.xml: bullets as "-", numbered items as "N."."""
+
+    def __init__(self, document: Any) -> None:
+        self._formats: dict[tuple[str, int], tuple[str, int]] = {}
+        self._counters: dict[tuple[str, int], int] = {}
+        try:
+            root = document.part.numbering_part.element
+        except (KeyError, NotImplementedError, AttributeError):
+            return  # no numbering part: every list item is a bullet
+        abstract: dict[str, dict[int, tuple[str, int]]] = {}
+        for an in root.iterchildren(_w("abstractNum")):
+            levels: dict[int, tuple[str, int]] = {}
+            for lvl in an.iterchildren(_w("lvl")):
+                fmt = lvl.find(_w("numFmt"))
+                fmt_name = fmt.get(_w("val"), "bullet") if fmt is not None else "bullet"
+                levels[_int_attr(lvl, "ilvl")] = (fmt_name, _int_property(lvl, "start", 1))
+            abstract[an.get(_w("abstractNumId"), "")] = levels
+        for num in root.iterchildren(_w("num")):
+            ref = num.find(_w("abstractNumId"))
+            levels = abstract.get(ref.get(_w("val"), "") if ref is not None else "", {})
+            for ilvl, value in levels.items():
+                self._formats[(num.get(_w("numId"), ""), ilvl)] = value
+
+    def marker(self, num_id: str, ilvl: int) -> str:
+        fmt, start = self._formats.get((num_id, ilvl), ("bullet", 1))
+        if fmt in ("bullet", "none"):
+            return "-"
+        for key in [k for k in self._counters if k[0] == num_id and k[1] > ilvl]:
+            del self._counters[key]  # a deeper level restarts under a new parent item
+        value = self._counters.get((num_id, ilvl), start - 1) + 1
+        self._counters[(num_id, ilvl)] = value
+        return f"{value}."
+
+
+def _int_attr(element: Any, name: str) -> int:
+    try:
+        return int(element.get(_w(name), "0"))
+    except ValueError:
+        return 0
+
+
+_LIST_STYLE = re.compile(r"^(?:list|liste|aufzählung)\b.*?(\d)?$", re.IGNORECASE)
+
+
+def _list_item(paragraph: Any) -> tuple[str, int, int] | None:
+    """(numbering id, numbering level, depth) of a list paragraph, or None.
+
+    Numbering comes from the paragraph (w:numPr) or its style; numId 0 switches
+    numbering off. Word's "List Bullet 2"-style names give the depth where the
+    numbering level does not (they use their own list at level 0).
+    """
+    names = _style_names(paragraph)
+    num_id, ilvl = _numbering_of(paragraph._p.pPr)
+    for style in _styles(paragraph):
+        if num_id is not None:
+            break
+        num_id, style_ilvl = _numbering_of(style.element.pPr)
+        ilvl = ilvl if ilvl is not None else style_ilvl
+    if num_id == "0":
+        return None
+    depth = ilvl or 0
+    style_match = _LIST_STYLE.match(names[0]) if names else None
+    if style_match and style_match.group(1):
+        depth = max(depth, int(style_match.group(1)) - 1)
+    if num_id is None and style_match is None:
+        return None
+    return num_id or "", ilvl or 0, min(depth, _MAX_LIST_DEPTH)
+
+
+def _numbering_of(ppr: Any) -> tuple[str | None, int | None]:
+    numpr = ppr.find(_w("numPr")) if ppr is not None else None
+    if numpr is None:
+        return None, None
+    num = numpr.find(_w("numId"))
+    lvl = numpr.find(_w("ilvl"))
+    num_id = num.get(_w("val")) if num is not None else None
+    return num_id, (_int_attr(lvl, "val") if lvl is not None else None)
+
+
+# --- tables --------------------------------------------------------------------
+
+
+@dataclass
+class _GridRow:
+    cells: list[str]  # one entry per grid column, merged cells filled
+    repeats_as_header: bool  # w:trPr/w:tblHeader
+    single_spanning_cell: bool  # one cell over several columns (a group label row)
+
+
+def _row_cells(tr: Any) -> Iterator[Any]:
+    """The w:tc of a row, also those wrapped in content controls or custom XML."""
+    for child in tr.iterchildren():
+        if child.tag == _w("tc"):
+            yield child
+        elif child.tag in (_w("sdt"), _w("customXml")):
+            content = child.find(_w("sdtContent")) if child.tag == _w("sdt") else child
+            if content is not None:
+                yield from _row_cells(content)
+
+
+def _table_rows_xml(tbl: Any) -> Iterator[Any]:
+    for child in tbl.iterchildren():
+        if child.tag == _w("tr"):
+            yield child
+        elif child.tag in (_w("sdt"), _w("customXml")):
+            content = child.find(_w("sdtContent")) if child.tag == _w("sdt") else child
+            if content is not None:
+                yield from _table_rows_xml(content)
+
+
+def _cell_text(tc: Any, parent: Any) -> str:
+    """Every paragraph of the cell (nested tables included), one line."""
+    from docx.text.paragraph import Paragraph
+
+    parts: list[str] = []
+    for p in tc.iter(_w("p")):
+        if any(a.tag == _w("txbxContent") for a in p.iterancestors()):
+            continue  # text boxes are stored twice (drawing and VML fallback)
+        parts.append(Paragraph(p, parent).text)
+    return _text(" ".join(parts))
+
+
+def _grid_rows(table: Any) -> list[_GridRow]:
+    """The table on its layout grid, every merged cell filled with its value.
+
+    A cell spanning columns (w:gridSpan) gives its text to each column it
+    covers; a cell continuing a vertical merge (w:vMerge without "restart")
+    takes the value of the cell above. So every row reads alone: "10 GB" is in
+    both rows of a storage cell merged over two plans.
+    """
+    rows: list[_GridRow] = []
+    above: list[str] = []
+    for tr in _table_rows_xml(table._tbl):
+        trpr = tr.find(_w("trPr"))
+        header = trpr is not None and any(_is_on(e) for e in trpr.iterchildren(_w("tblHeader")))
+        cells = [""] * _int_property(trpr, "gridBefore", 0)
+        tcs = list(_row_cells(tr))
+        span = 1
+        for tc in tcs:
+            tcpr = tc.find(_w("tcPr"))
+            span = max(1, min(_int_property(tcpr, "gridSpan", 1), _MAX_SPAN))
+            vmerge = tcpr.find(_w("vMerge")) if tcpr is not None else None
+            col = len(cells)
+            if vmerge is not None and vmerge.get(_w("val"), "continue") != "restart":
+                cells += [above[c] if c < len(above) else "" for c in range(col, col + span)]
+            else:
+                cells += [_cell_text(tc, table)] * span
+        rows.append(_GridRow(cells, header, len(tcs) == 1 and span > 1))
+        above = cells
     return rows
 
 
-def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits) -> str:
-    check_container(data, limits)
+def _table_grid(table: Any) -> tuple[list[str], list[list[str]], int] | None:
+    """(header, data rows, number of source header rows), or None if empty.
+
+    The header is every leading row marked to repeat as header (w:tblHeader),
+    combined column by column into one header line; without such rows it is
+    the first row. A row that is one cell across the whole width (a group
+    label) is written once, in its first column.
+    """
+    grid = [r for r in _grid_rows(table) if any(r.cells)]
+    if not grid:
+        return None
+    width = max(len(r.cells) for r in grid)
+    lines: list[list[str]] = []
+    for row in grid:
+        cells = row.cells + [""] * (width - len(row.cells))
+        if row.single_spanning_cell and len(set(cells)) == 1 and width > 1:
+            cells = [cells[0]] + [""] * (width - 1)
+        lines.append(cells)
+    marked = 0
+    while marked < len(grid) and grid[marked].repeats_as_header:
+        marked += 1
+    count = max(1, marked)
+    return combine_header_rows(lines[:count]), lines[count:], count
+
+
+class _Body:
+    """Blocks of the canonical text, each with its kind, in document order."""
+
+    def __init__(self, numbering: _Numbering, heading_shift: int) -> None:
+        self.blocks: list[str] = []
+        self.kinds: list[str] = []
+        self.header_rows: list[int] = []  # per table block, in order
+        self.numbering = numbering
+        self.heading_shift = heading_shift
+        self.pending_caption: str | None = None
+
+    def add(self, block: str, kind: str) -> None:
+        self.blocks.append(block)
+        self.kinds.append(kind)
+
+    def flush_caption(self, kind: str = "para") -> None:
+        if self.pending_caption is not None:
+            text = self.pending_caption
+            self.add(caption_paragraph(text) if kind == "caption" else text, kind)
+            self.pending_caption = None
+
+    def paragraph(self, paragraph: Any) -> None:
+        text = _text(paragraph.text)
+        if not text:
+            return
+        if _is_caption(paragraph):
+            if self.kinds and self.kinds[-1] == "table":
+                # Word put the caption below the table: move it above.
+                table_block = self.blocks.pop()
+                self.kinds.pop()
+                self.add(caption_paragraph(text), "caption")
+                self.add(table_block, "table")
+            else:
+                self.pending_caption = text
+            return
+        self.flush_caption()
+        level = _heading_level(paragraph, self.heading_shift)
+        item = _list_item(paragraph) if level is None else None
+        if level is not None:
+            self.add("#" * level + " " + text, "heading")
+        elif item is not None:
+            num_id, ilvl, depth = item
+            line = f"{'  ' * depth}{self.numbering.marker(num_id, ilvl)} {text}"
+            if self.kinds and self.kinds[-1] == "list":
+                self.blocks[-1] += "\n" + line
+            else:
+                self.add(line, "list")
+        else:
+            self.add(escape_paragraph(text), "para")
+
+    def table(self, table: Any) -> None:
+        grid = _table_grid(table)
+        self.flush_caption("caption")
+        if grid is not None:
+            header, rows, header_rows = grid
+            self.add(render_gfm(header, rows), "table")
+            self.header_rows.append(header_rows)
+
+
+def _open(data: bytes) -> Any:
     import docx
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     try:
-        document = docx.Document(io.BytesIO(data))
+        return docx.Document(io.BytesIO(data))
     except ExtractionError:
         raise
     except Exception as exc:  # python-docx/lxml/zipfile raise many types
         raise CorruptDocument(f"DOCX could not be opened: {type(exc).__name__}: {exc}") from None
 
-    blocks: list[str] = []
-    kinds: list[str] = []
+
+def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits) -> str:
+    check_container(data, limits)
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    document = _open(data)
     try:
         content = list(document.iter_inner_content())
     except Exception as exc:
         raise CorruptDocument(f"DOCX body could not be read: {type(exc).__name__}: {exc}") from None
-    pending_caption: str | None = None
+    has_title = any(isinstance(e, Paragraph) and _is_title(e) for e in content)
+    body = _Body(_Numbering(document), heading_shift=1 if has_title else 0)
     for element in content:
         if isinstance(element, Paragraph):
-            text = _text(element.text)
-            if not text:
-                continue
-            if _is_caption(element):
-                if kinds and kinds[-1] == "table":
-                    # Word put the caption below the table: move it above.
-                    table_block = blocks.pop()
-                    kinds.pop()
-                    blocks += [caption_paragraph(text), table_block]
-                    kinds += ["caption", "table"]
-                else:
-                    pending_caption = text
-                continue
-            if pending_caption is not None:
-                blocks.append(pending_caption)
-                kinds.append("para")
-                pending_caption = None
-            level = _heading_level(element)
-            if level is not None:
-                blocks.append("#" * level + " " + text)
-                kinds.append("heading")
-            elif _is_list(element):
-                if kinds and kinds[-1] == "list":
-                    blocks[-1] += "\n- " + text
-                else:
-                    blocks.append("- " + text)
-                    kinds.append("list")
-            else:
-                blocks.append(escape_paragraph(text))
-                kinds.append("para")
+            body.paragraph(element)
         elif isinstance(element, Table):
-            rows = _table_rows(element)
-            if pending_caption is not None:
-                blocks.append(caption_paragraph(pending_caption))
-                kinds.append("caption")
-                pending_caption = None
-            if rows:
-                blocks.append(render_gfm(rows[0], rows[1:]))
-                kinds.append("table")
-    if pending_caption is not None:
-        blocks.append(pending_caption)
-        kinds.append("para")
+            body.table(element)
+    body.flush_caption()
 
-    text = "\n\n".join(blocks)
+    text = "\n\n".join(body.blocks)
     if not text.strip():
         raise EmptyDocument("the DOCX has no text in its body")
+    _report_tables(body, report)
+    return text + "\n"
+
+
+def _report_tables(body: _Body, report: ExtractionReport) -> None:
     offset = 0
-    for idx, (block, kind) in enumerate(zip(blocks, kinds, strict=True)):
+    header_rows = iter(body.header_rows)
+    for idx, (block, kind) in enumerate(zip(body.blocks, body.kinds, strict=True)):
         if kind == "table":
             first = block.split("\n", 1)[0]
-            body_rows = block.count("\n") - 1
             caption = ""
-            if idx > 0 and kinds[idx - 1] == "caption":
-                caption = blocks[idx - 1]
+            if idx > 0 and body.kinds[idx - 1] == "caption":
+                caption = body.blocks[idx - 1]
             report.tables.append(
                 TableInfo(
                     index=len(report.tables),
                     header=first,
+                    header_rows=next(header_rows),
                     columns=max(1, first.count(" | ") + 1),
-                    rows=max(0, body_rows),
+                    rows=max(0, block.count("\n") - 1),
                     caption=caption,
                     start=offset,
                     end=offset + len(block),
@@ -230,4 +467,3 @@ def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits
             )
         offset += len(block) + 2
     report.tables_found = len(report.tables)
-    return text + "\n"

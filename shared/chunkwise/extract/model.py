@@ -30,6 +30,9 @@ class TableInfo(BaseModel):
 
     index: int = Field(ge=0)
     header: str = Field(description="the GFM header line exactly as in the text")
+    header_rows: int = Field(
+        default=1, ge=1, description="source rows combined into the header line"
+    )
     columns: int = Field(ge=1)
     rows: int = Field(ge=0, description="data rows, header excluded")
     caption: str = ""

@@ -63,6 +63,31 @@ def render_gfm(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+HEADER_ROW_JOINER = " / "
+
+
+def combine_header_rows(rows: list[list[str]]) -> list[str]:
+    """One header line from several header rows, column by column.
+
+    GFM (and so the chunker, which repeats one header line on every table
+    fragment) has a single header row. A column's name becomes its header cells
+    from top to bottom joined with " / " ("Preis pro Nutzer / Monat"); a cell
+    merged over several header rows or columns is repeated in each of them, so
+    equal neighbours in one column are written once ("Tarif", not
+    "Tarif / Tarif").
+    """
+    width = max((len(r) for r in rows), default=0)
+    header: list[str] = []
+    for col in range(width):
+        parts: list[str] = []
+        for row in rows:
+            value = _WS.sub(" ", row[col] if col < len(row) else "").strip()
+            if value and (not parts or parts[-1] != value):
+                parts.append(value)
+        header.append(HEADER_ROW_JOINER.join(parts))
+    return header
+
+
 def header_line(header: list[str], width: int | None = None) -> str:
     width = width or len(header)
     return render_row([clean_cell(c) for c in header] + [""] * (width - len(header)))

@@ -272,3 +272,21 @@ def test_docx_merged_header_sample_saved_by_libreoffice_reads_the_same() -> None
     office = extract((DATA / "merged_header_de.libreoffice.docx").read_bytes(), filename="lo.docx")
     assert office.text == ours.text
     assert [t.header_rows for t in office.report.tables] == [2, 2]
+
+
+def test_docx_header_row_of_one_cell_across_the_table() -> None:
+    """Alone it is a title (written once); above further header rows it names every column."""
+    import docx
+
+    for marked, expected in (
+        (1, "| Ersatzteile |  |\n| --- | --- |\n| Artikel | Preis |\n| FF-10 | 24,90 |\n"),
+        (2, "| Ersatzteile / Artikel | Ersatzteile / Preis |\n| --- | --- |\n| FF-10 | 24,90 |\n"),
+    ):
+        d = docx.Document()
+        t = d.add_table(rows=3, cols=2)
+        for row in t.rows[:marked]:
+            _repeat_as_header(row)
+        t.cell(0, 0).merge(t.cell(0, 1)).text = "Ersatzteile"
+        t.cell(1, 0).text, t.cell(1, 1).text = "Artikel", "Preis"
+        t.cell(2, 0).text, t.cell(2, 1).text = "FF-10", "24,90"
+        assert extract(_docx_bytes(d), filename="x.docx").text == expected

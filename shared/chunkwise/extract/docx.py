@@ -329,22 +329,24 @@ def _table_grid(table: Any) -> tuple[list[str], list[list[str]], int] | None:
     The header is every leading row marked to repeat as header (w:tblHeader),
     combined column by column into one header line; without such rows it is
     the first row. A row that is one cell across the whole width (a group
-    label) is written once, in its first column.
+    label, or a title as the only header row) is written once, in its first
+    column; above further header rows it names every column.
     """
     grid = [r for r in _grid_rows(table) if any(r.cells)]
     if not grid:
         return None
     width = max(len(r.cells) for r in grid)
-    lines: list[list[str]] = []
-    for row in grid:
-        cells = row.cells + [""] * (width - len(row.cells))
-        if row.single_spanning_cell and len(set(cells)) == 1 and width > 1:
-            cells = [cells[0]] + [""] * (width - 1)
-        lines.append(cells)
     marked = 0
     while marked < len(grid) and grid[marked].repeats_as_header:
         marked += 1
     count = max(1, marked)
+    lines: list[list[str]] = []
+    for i, row in enumerate(grid):
+        cells = row.cells + [""] * (width - len(row.cells))
+        spans_all = row.single_spanning_cell and len(set(cells)) == 1 and width > 1
+        if spans_all and (i >= count or count == 1):
+            cells = [cells[0]] + [""] * (width - 1)
+        lines.append(cells)
     return combine_header_rows(lines[:count]), lines[count:], count
 
 

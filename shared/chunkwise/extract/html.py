@@ -1,6 +1,13 @@
 """HTML -> canonical text: headings, paragraphs, lists, code, GFM tables.
 
-Scripts, styles, forms, navigation, page banners and footers are dropped.
+Scripts, styles, forms and everything that is not the page's content are
+dropped: `nav`, `aside`, `footer`, a page-level `header` (one not inside an
+`article`, `section`, `main`, `aside` or `nav`: there it is the header of that
+part, often its title), the ARIA landmarks navigation, banner, contentinfo,
+complementary and search, and navigation containers by their class or id
+(`nav`, `navbar`, `navigation`, `breadcrumb`, DocBook's `navheader`/
+`navfooter`, also as a part of a name such as `site-nav`).
+Layout tables (see `is_layout_table`) are read as blocks, not as a table.
 Inline markup is reduced to its text (links keep their text, not the URL).
 Parsing is lxml's libxml2 HTML parser: no network, no entity expansion of
 external resources, tolerant of broken markup.
@@ -15,13 +22,21 @@ from lxml import etree
 from lxml import html as lhtml
 
 from .errors import CorruptDocument, EmptyDocument
-from .tables import caption_paragraph, escape_paragraph, render_gfm
+from .tables import caption_paragraph, combine_header_rows, escape_paragraph, render_gfm
 
 _SKIP = frozenset(
     "script style noscript template nav aside footer iframe svg canvas form button select"
     " input textarea head object embed map audio video picture dialog menu".split()
 )
-_SKIP_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar"})
+_SKIP_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+)
+# A header inside one of these is the header of that part, not the page banner.
+_SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
+_NAV_NAMES = frozenset({"nav", "navbar", "navigation", "navheader", "navfooter", "breadcrumb"})
+_NAME_PARTS = re.compile(r"[-_\s]+")
+_LAYOUT_ROLES = frozenset({"presentation", "none"})
+_CELL_BLOCKS = frozenset("p div ul ol dl pre blockquote table h1 h2 h3 h4 h5 h6".split())
 _BLOCK = frozenset(
     "p div section article main blockquote dd dt dl figure figcaption address center details"
     " summary body html fieldset legend header li hgroup caption".split()
@@ -46,10 +61,24 @@ def _skipped(el: etree._Element) -> bool:
         return True
     if (el.get("role") or "").lower() in _SKIP_ROLES:
         return True
-    if tag == "header" and el.find(".//nav") is not None:
+    if tag == "header" and (_page_level(el) or el.find(".//nav") is not None):
+        return True
+    if _names_navigation(el):
         return True
     style = (el.get("style") or "").replace(" ", "").lower()
     return "display:none" in style
+
+
+def _page_level(el: etree._Element) -> bool:
+    return not any(_tag(a) in _SECTIONING for a in el.iterancestors())
+
+
+def _names_navigation(el: etree._Element) -> bool:
+    """A class or id such as "navheader", "site-nav" or "breadcrumbs"."""
+    names = f"{el.get('class') or ''} {el.get('id') or ''}".lower()
+    return any(
+        part in _NAV_NAMES or part == "breadcrumbs" for part in _NAME_PARTS.split(names) if part
+    )
 
 
 def _squash(text: str) -> str:
@@ -127,34 +156,113 @@ def _list_lines(el: etree._Element, depth: int) -> Iterator[str]:
                 yield from _list_lines(sub, depth + 1)
 
 
-def _table_rows(table: etree._Element) -> tuple[list[list[str]], int]:
-    """Rows of this table (not nested tables) and how many are header rows."""
-    rows: list[list[str]] = []
-    header_rows = 0
+def _table_trs(table: etree._Element) -> Iterator[tuple[etree._Element, bool]]:
+    """(row, in thead) of this table, not of tables nested in its cells."""
     containers = [table] + [c for c in table if _tag(c) in ("thead", "tbody", "tfoot")]
     for container in containers:
         for tr in container:
-            if _tag(tr) != "tr":
-                continue
-            cells: list[str] = []
-            all_th = True
-            for cell in tr:
-                tag = _tag(cell)
-                if tag not in ("td", "th"):
-                    continue
-                all_th = all_th and tag == "th"
-                cells.append(inline_text(cell).replace("\n", " "))
-                try:
-                    span = min(int(cell.get("colspan") or "1"), 50)
-                except ValueError:
-                    span = 1
-                cells.extend([""] * (span - 1))
-            if not cells:
-                continue
-            if (_tag(container) == "thead" or all_th) and len(rows) == header_rows:
-                header_rows += 1
-            rows.append(cells)
+            if _tag(tr) == "tr":
+                yield tr, _tag(container) == "thead"
+
+
+def _cells(tr: etree._Element) -> list[etree._Element]:
+    return [cell for cell in tr if _tag(cell) in ("td", "th")]
+
+
+def _span(cell: etree._Element, name: str, cap: int) -> int:
+    try:
+        return max(1, min(int(cell.get(name) or "1"), cap))
+    except ValueError:
+        return 1
+
+
+def _table_rows(table: etree._Element) -> tuple[list[list[str]], int]:
+    """Rows of this table (not nested tables) on its column grid, and how many
+    are header rows.
+
+    Header rows are the leading rows in `thead` or made of `th` cells only. A
+    header cell spanning columns names each of them (so several header rows
+    combine into column names), except a lone header row that is one cell (a
+    title over the table: written once); a data cell spanning columns is
+    written once. A cell spanning rows (rowspan) is written in each row it
+    covers, so later cells stay in their columns and every row reads alone.
+    """
+    raw: list[tuple[list[tuple[str, int, int]], bool]] = []
+    for tr, in_thead in _table_trs(table):
+        cells = _cells(tr)
+        if cells:
+            is_header = in_thead or all(_tag(c) == "th" for c in cells)
+            texts = [
+                (
+                    inline_text(c).replace("\n", " "),
+                    _span(c, "colspan", 50),
+                    _span(c, "rowspan", 500),
+                )
+                for c in cells
+            ]
+            raw.append((texts, is_header))
+    header_rows = 0
+    while header_rows < len(raw) and raw[header_rows][1]:
+        header_rows += 1
+    rows: list[list[str]] = []
+    carried: dict[int, tuple[str, int]] = {}  # column -> (value, rows still covered)
+    for i, (texts, _) in enumerate(raw):
+        fill = i < header_rows and not (header_rows == 1 and len(texts) == 1)
+        values: list[str] = []
+        for text, colspan, rowspan in texts:
+            _take_carried(values, carried)
+            for k in range(colspan):
+                value = text if k == 0 or fill else ""
+                values.append(value)
+                if rowspan > 1:
+                    carried[len(values) - 1] = (value, rowspan - 1)
+        _take_carried(values, carried, to_end=True)
+        rows.append(values)
     return rows, header_rows
+
+
+def _take_carried(
+    values: list[str], carried: dict[int, tuple[str, int]], *, to_end: bool = False
+) -> None:
+    """Put the values of cells spanning down from earlier rows into this row."""
+    while len(values) in carried or (to_end and any(c >= len(values) for c in carried)):
+        col = len(values)
+        if col not in carried:
+            values.append("")
+            continue
+        value, left = carried.pop(col)
+        values.append(value)
+        if left > 1:
+            carried[col] = (value, left - 1)
+
+
+def is_layout_table(table: etree._Element) -> bool:
+    """A table that arranges blocks on the page rather than holding data.
+
+    role="presentation"/"none"; or a table holding another table; or one whose
+    rows each have at most one cell with text (an icon and a note, a framed
+    box: one column of blocks), unless it is a plain one-column table with a
+    header cell; or a single row without header cells whose cells hold block
+    content (columns of a page layout).
+    """
+    if (table.get("role") or "").lower() in _LAYOUT_ROLES:
+        return True
+    trs = [tr for tr, _ in _table_trs(table)]
+    cells = [cell for tr in trs for cell in _cells(tr)]
+    if not cells:
+        return False
+    if any(_tag(d) == "table" for cell in cells for d in cell.iterdescendants()):
+        return True
+    one_text_cell_per_row = all(sum(1 for c in _cells(tr) if inline_text(c)) <= 1 for tr in trs)
+    # (a real one-column table with a header cell stays a table: its rows are named)
+    several_columns = any(len(_cells(tr)) > 1 for tr in trs)
+    if one_text_cell_per_row and (several_columns or all(_tag(c) == "td" for c in cells)):
+        return True
+    return (
+        len(trs) == 1
+        and all(_tag(c) == "td" for c in cells)
+        and any(_tag(d) in _CELL_BLOCKS for cell in cells for d in cell.iterdescendants())
+    )
 
 
 def _walk(el: etree._Element, b: _Builder) -> None:
@@ -177,17 +285,10 @@ def _walk(el: etree._Element, b: _Builder) -> None:
             b.block(f"{fence}\n{code}\n{fence}")
         return
     if tag == "table":
-        b.flush()
-        cap = el.find("caption")
-        if cap is not None:
-            caption = caption_paragraph(inline_text(cap))
-            if caption:
-                b.blocks.append(caption)
-        rows, _ = _table_rows(el)
-        rows = [r for r in rows if any(c.strip() for c in r)]
-        if rows:
-            b.blocks.append(render_gfm(rows[0], rows[1:]))
-            b.tables += 1
+        if is_layout_table(el):
+            _walk_layout_table(el, b)
+        else:
+            _data_table(el, b)
         return
     if tag in ("br",):
         b.text("\u2028")
@@ -204,6 +305,44 @@ def _walk(el: etree._Element, b: _Builder) -> None:
         b.text(child.tail)
     if is_block:
         b.flush()
+
+
+def _data_table(el: etree._Element, b: _Builder) -> None:
+    b.flush()
+    cap = el.find("caption")
+    if cap is not None:
+        caption = caption_paragraph(inline_text(cap))
+        if caption:
+            b.blocks.append(caption)
+    rows, header_rows = _table_rows(el)
+    if header_rows == 0 or header_rows == len(rows):
+        # no header row marked (or every row is one): the first row with text is the header
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        header_rows = 1
+    if rows:
+        body = [r for r in rows[header_rows:] if any(c.strip() for c in r)]
+        b.blocks.append(render_gfm(combine_header_rows(rows[:header_rows]), body))
+        b.tables += 1
+
+
+def _walk_layout_table(el: etree._Element, b: _Builder) -> None:
+    """Each cell of a layout table is read as a block of its own, row by row."""
+    b.flush()
+    cap = el.find("caption")
+    if cap is not None:
+        _walk(cap, b)
+    for tr, _ in _table_trs(el):
+        for cell in _cells(tr):
+            b.flush()
+            _walk_children(cell, b)
+            b.flush()
+
+
+def _walk_children(el: etree._Element, b: _Builder) -> None:
+    b.text(el.text)
+    for child in el:
+        _walk(child, b)
+        b.text(child.tail)
 
 
 def extract_html(text: str) -> tuple[str, int]:

@@ -290,3 +290,16 @@ def test_docx_header_row_of_one_cell_across_the_table() -> None:
         t.cell(1, 0).text, t.cell(1, 1).text = "Artikel", "Preis"
         t.cell(2, 0).text, t.cell(2, 1).text = "FF-10", "24,90"
         assert extract(_docx_bytes(d), filename="x.docx").text == expected
+
+
+def test_docx_subtitle_based_on_the_title_style_is_still_a_paragraph() -> None:
+    import docx
+
+    d = docx.Document()
+    d.styles["Subtitle"].base_style = d.styles["Title"]  # as some templates define it
+    d.add_paragraph("Preisliste", style="Title")
+    d.add_paragraph("Gültig ab Januar", style="Subtitle")
+    d.add_heading("Tarife", level=1)
+    assert extract(_docx_bytes(d), filename="x.docx").text == (
+        "# Preisliste\n\nGültig ab Januar\n\n## Tarife\n"
+    )

@@ -135,8 +135,13 @@ def _style_names(paragraph: Any) -> list[str]:
     return [str(style.name or "").strip() for style in _styles(paragraph)]
 
 
+def _is_subtitle(names: list[str]) -> bool:
+    return bool(names) and names[0].lower() in ("subtitle", "untertitel")
+
+
 def _is_title(paragraph: Any) -> bool:
-    return any(name.lower() == "title" for name in _style_names(paragraph))
+    names = _style_names(paragraph)
+    return not _is_subtitle(names) and any(name.lower() == "title" for name in names)
 
 
 def _heading_level(paragraph: Any, shift: int) -> int | None:
@@ -146,7 +151,10 @@ def _heading_level(paragraph: Any, shift: int) -> int | None:
     sections sit below the title in the heading path; without a Title,
     Heading 1 stays at level 1.
     """
-    for name in _style_names(paragraph):
+    names = _style_names(paragraph)
+    if _is_subtitle(names):
+        return None  # a paragraph under the title, even where its style is based on Title
+    for name in names:
         if name.lower() == "title":
             return 1
         m = _HEADING.match(name)

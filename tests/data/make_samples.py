@@ -21,6 +21,11 @@ Samples (English and German):
   merged_header_de.libreoffice.docx         the same, opened and saved by LibreOffice (real office
                                             output; only with --libreoffice, needs `soffice`
                                             from libreoffice-writer-nogui; tested with 7.4.7)
+  wartung_de.libreoffice.docx               DOCX written by LibreOffice from the hand-written
+                                            wartung_de.fodt (its own styles: Title/Subtitle based
+                                            on "Heading", lists, header rows, spans; --libreoffice)
+                                            LibreOffice's output is not byte-stable (ids, dates):
+                                            regenerate only when the source changes.
   scanned_en.pdf                            page 1 text, page 2 image only (no text layer)
 Hostile:
   hostile/encrypted.pdf    user password required
@@ -690,7 +695,7 @@ def make_hostile() -> None:
     (HOSTILE / "image.pdf").write_bytes(_scan_png())
 
 
-def libreoffice_roundtrip(source: Path, target: Path) -> None:
+def libreoffice_docx(source: Path, target: Path) -> None:
     """Open `source` in LibreOffice and save it as DOCX with LibreOffice's own writer."""
     import shutil
     import subprocess
@@ -715,14 +720,13 @@ def libreoffice_roundtrip(source: Path, target: Path) -> None:
             capture_output=True,
             timeout=300,
         )
-        shutil.copyfile(Path(tmp) / "out" / source.name, target)
+        shutil.copyfile(Path(tmp) / "out" / (source.stem + ".docx"), target)
 
 
 def main() -> None:
     if "--libreoffice" in sys.argv[1:]:
-        libreoffice_roundtrip(
-            HERE / "merged_header_de.docx", HERE / "merged_header_de.libreoffice.docx"
-        )
+        libreoffice_docx(HERE / "merged_header_de.docx", HERE / "merged_header_de.libreoffice.docx")
+        libreoffice_docx(HERE / "wartung_de.fodt", HERE / "wartung_de.libreoffice.docx")
         return
     for lang, pricing, catalog, manual in (
         ("en", "pricing_en", "catalog_en", "manual_en"),

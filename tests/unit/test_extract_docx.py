@@ -303,3 +303,23 @@ def test_docx_subtitle_based_on_the_title_style_is_still_a_paragraph() -> None:
     assert extract(_docx_bytes(d), filename="x.docx").text == (
         "# Preisliste\n\nGültig ab Januar\n\n## Tarife\n"
     )
+
+
+def test_docx_written_by_libreoffice_from_its_own_document_model() -> None:
+    """wartung_de.fodt (LibreOffice's own styles: Title and Subtitle based on its "Heading"
+    style, nested bullets, a numbered list, two header rows with row and column spans)
+    saved as DOCX by LibreOffice 7.4.7."""
+    name = "wartung_de.libreoffice.docx"
+    r = extract((DATA / name).read_bytes(), filename=name)
+    assert r.text == (
+        "# Wartungshandbuch\n\nKreiselpumpen der Baureihe KP\n\n## Sicherheit\n\n"
+        "Vor jeder Wartung die Pumpe vom Netz trennen.\n\n"
+        "- Schutzbrille tragen\n- Handschuhe tragen\n  - bei Chemikalien: Nitril\n\n"
+        "### Ablauf\n\n1. Pumpe ausschalten\n2. Ventile schließen\n3. Gehäuse öffnen\n\n"
+        "## Intervalle\n\n"
+        "| Bauteil | Intervall / Prüfen | Intervall / Tauschen | Hinweis |\n"
+        "| --- | --- | --- | --- |\n"
+        "| Gleitringdichtung | monatlich | jährlich | nur Originalteile |\n"
+        "| Laufrad | bei Geräuschen | bei Geräuschen | nur Originalteile |\n"
+    )
+    assert r.report.tables[0].header_rows == 2

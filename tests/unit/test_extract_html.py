@@ -137,6 +137,7 @@ def test_html_navigation_containers_named_by_class_or_id_are_dropped() -> None:
     page = _html(
         "<div class='site-nav'>Start NAVCLASS</div><div id='breadcrumbs'>Start &gt; Hilfe</div>"
         "<ul class='navbar'><li>Produkte</li></ul>"
+        "<div class='toc'><p><b>Inhalt</b></p><dl><dt>1. Wartung</dt></dl></div>"
         "<p class='canvas-text'>Inhalt bleibt.</p>"
     )
     assert extract(page, filename="x.html").text == "Inhalt bleibt.\n"

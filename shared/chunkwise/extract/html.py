@@ -5,7 +5,7 @@ dropped: `nav`, `aside`, `footer`, a page-level `header` (one not inside an
 `article`, `section`, `main`, `aside` or `nav`: there it is the header of that
 part, often its title), the ARIA landmarks navigation, banner, contentinfo,
 complementary and search, and navigation containers by their class or id
-(`nav`, `navbar`, `navigation`, `breadcrumb`, DocBook's `navheader`/
+(`nav`, `navbar`, `navigation`, `breadcrumb`, `toc`, DocBook's `navheader`/
 `navfooter`, also as a part of a name such as `site-nav`).
 Layout tables (see `is_layout_table`) are read as blocks, not as a table.
 Inline markup is reduced to its text (links keep their text, not the URL).
@@ -33,7 +33,11 @@ _SKIP_ROLES = frozenset(
 )
 # A header inside one of these is the header of that part, not the page banner.
 _SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
-_NAV_NAMES = frozenset({"nav", "navbar", "navigation", "navheader", "navfooter", "breadcrumb"})
+# "toc": a table of contents repeats the headings as links (DocBook's div.toc,
+# MediaWiki's #toc); the headings themselves stay where they are.
+_NAV_NAMES = frozenset(
+    {"nav", "navbar", "navigation", "navheader", "navfooter", "breadcrumb", "toc"}
+)
 _NAME_PARTS = re.compile(r"[-_\s]+")
 _LAYOUT_ROLES = frozenset({"presentation", "none"})
 _CELL_BLOCKS = frozenset("p div ul ol dl pre blockquote table h1 h2 h3 h4 h5 h6".split())

@@ -323,3 +323,18 @@ def test_docx_written_by_libreoffice_from_its_own_document_model() -> None:
         "| Laufrad | bei Geräuschen | bei Geräuschen | nur Originalteile |\n"
     )
     assert r.report.tables[0].header_rows == 2
+
+
+def test_docx_no_break_spaces_are_kept_in_text_and_cells() -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Preis:  10\u00a0000\u00a0€ für 12\u202fkg")
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Gewicht", "\u00a0"
+    t.cell(1, 0).text, t.cell(1, 1).text = "12\u00a0kg", "x"
+    r = extract(_docx_bytes(d), filename="x.docx")
+    assert r.text == (
+        "Preis: 10\u00a0000\u00a0€ für 12\u202fkg\n\n"
+        "| Gewicht |  |\n| --- | --- |\n| 12\u00a0kg | x |\n"
+    )

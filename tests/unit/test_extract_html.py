@@ -246,3 +246,16 @@ def test_html_cell_spanning_rows_is_written_in_each_row_and_keeps_columns() -> N
         "| Filter | FF-20 | 29,90 |",
         "| Zubehör | Schlauch | 32,00 |",
     ]
+
+
+def test_html_no_break_spaces_are_characters_of_the_text() -> None:
+    page = _html(
+        "<p>&nbsp;Preis:   10&nbsp;000&nbsp;€</p>"
+        "<table><tr><th>Gewicht</th><th>&nbsp;</th></tr><tr><td>12&nbsp;kg</td><td>x</td></tr>"
+        "<tr><td>20&nbsp;kg</td><td>y</td></tr></table>"
+    )
+    r = extract(page, filename="x.html")
+    assert r.text == (
+        "Preis: 10\u00a0000\u00a0€\n\n"
+        "| Gewicht |  |\n| --- | --- |\n| 12\u00a0kg | x |\n| 20\u00a0kg | y |\n"
+    )

@@ -34,10 +34,15 @@ from .errors import (
 )
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
-from .tables import caption_paragraph, combine_header_rows, escape_paragraph, render_gfm
+from .tables import (
+    LAYOUT_SPACE,
+    caption_paragraph,
+    combine_header_rows,
+    escape_paragraph,
+    render_gfm,
+)
 
 _HEADING = re.compile(r"^(?:heading|überschrift)\s*(\d)$", re.IGNORECASE)
-_WS = re.compile(r"\s+")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MAX_SPAN = 64  # columns one cell may cover (a hostile gridSpan cannot blow up a row)
 _MAX_LIST_DEPTH = 6  # two spaces per level: the chunker reads up to 12 as one list
@@ -95,7 +100,7 @@ def check_container(data: bytes, limits: ExtractLimits) -> None:
 
 
 def _text(value: str) -> str:
-    return _WS.sub(" ", value).strip()
+    return LAYOUT_SPACE.sub(" ", value).strip()
 
 
 def _w(tag: str) -> str:

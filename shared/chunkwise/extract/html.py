@@ -46,7 +46,8 @@ _BLOCK = frozenset(
     " summary body html fieldset legend header li hgroup caption".split()
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
-_WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+# HTML collapses these; a no-break space (&nbsp;) is a character and stays.
+_WS = re.compile(r"[ \t\r\n\f\v]+")
 _FENCE = re.compile(r"`{3,}")
 
 

@@ -12,6 +12,10 @@ import re
 from dataclasses import dataclass, field
 
 _WS = re.compile(r"\s+")
+# Whitespace runs the canonical text collapses to one space. No-break spaces
+# (U+00A0, U+2007, U+202F: "10 000 €", "12 kg") are characters of the text and
+# stay; only indexing copies may normalise them.
+LAYOUT_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
 _CAPTION_WORD = re.compile(r"^(?:Table|Tabelle|Tab\.)\s", re.IGNORECASE)
 _CONTINUED = re.compile(
     r"\((?:continued|cont\.|fortgesetzt|Fortsetzung|Forts\.)\)|\b(?:continued|Fortsetzung)\b",
@@ -44,7 +48,7 @@ def clean_cell(value: str | None) -> str:
     """One line per cell: whitespace collapsed, pipes escaped."""
     if value is None:
         return ""
-    text = _WS.sub(" ", value).strip()
+    text = LAYOUT_SPACE.sub(" ", value).strip()
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
@@ -81,7 +85,7 @@ def combine_header_rows(rows: list[list[str]]) -> list[str]:
     for col in range(width):
         parts: list[str] = []
         for row in rows:
-            value = _WS.sub(" ", row[col] if col < len(row) else "").strip()
+            value = LAYOUT_SPACE.sub(" ", row[col] if col < len(row) else "").strip()
             if value and (not parts or parts[-1] != value):
                 parts.append(value)
         header.append(HEADER_ROW_JOINER.join(parts))
@@ -103,7 +107,7 @@ def is_continuation_caption(text: str) -> bool:
 
 def caption_paragraph(text: str) -> str:
     """A caption the chunker recognises: "Table ..." as is, anything else in bold."""
-    text = _WS.sub(" ", text).strip()
+    text = LAYOUT_SPACE.sub(" ", text).strip()
     if not text:
         return ""
     if is_caption(text) or (text.startswith("**") and text.endswith("**")):

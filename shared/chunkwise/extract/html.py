@@ -40,7 +40,7 @@ _NAV_NAMES = frozenset(
 )
 _NAME_PARTS = re.compile(r"[-_\s]+")
 _LAYOUT_ROLES = frozenset({"presentation", "none"})
-_CELL_BLOCKS = frozenset("p div ul ol dl pre blockquote table h1 h2 h3 h4 h5 h6".split())
+_CELL_BLOCKS = tuple("p div ul ol dl pre blockquote table h1 h2 h3 h4 h5 h6".split())
 _BLOCK = frozenset(
     "p div section article main blockquote dd dt dl figure figcaption address center details"
     " summary body html fieldset legend header li hgroup caption".split()
@@ -256,7 +256,9 @@ def is_layout_table(table: etree._Element) -> bool:
     cells = [cell for tr in trs for cell in _cells(tr)]
     if not cells:
         return False
-    if any(_tag(d) == "table" for cell in cells for d in cell.iterdescendants()):
+    # lxml's tag-filtered iter runs in C and stops at the first hit: a deep
+    # nest of tables costs one walk per level only until its inner table.
+    if any(next(cell.iter("table"), None) is not None for cell in cells):
         return True
     one_text_cell_per_row = all(sum(1 for c in _cells(tr) if inline_text(c)) <= 1 for tr in trs)
     # (a real one-column table with a header cell stays a table: its rows are named)
@@ -266,7 +268,7 @@ def is_layout_table(table: etree._Element) -> bool:
     return (
         len(trs) == 1
         and all(_tag(c) == "td" for c in cells)
-        and any(_tag(d) in _CELL_BLOCKS for cell in cells for d in cell.iterdescendants())
+        and any(next(cell.iter(*_CELL_BLOCKS), None) is not None for cell in cells)
     )
 
 

@@ -338,3 +338,18 @@ def test_docx_no_break_spaces_are_kept_in_text_and_cells() -> None:
         "Preis: 10\u00a0000\u00a0€ für 12\u202fkg\n\n"
         "| Gewicht |  |\n| --- | --- |\n| 12\u00a0kg | x |\n"
     )
+
+
+def test_docx_list_styles_by_name() -> None:
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+
+    d = docx.Document()
+    for name in ("Listenabsatz", "Listing"):
+        d.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+    d.add_paragraph("Erster Punkt", style="Listenabsatz")
+    d.add_paragraph("Zweiter Punkt", style="Listenabsatz")
+    d.add_paragraph("print(42)", style="Listing")  # a code listing, not a list
+    assert extract(_docx_bytes(d), filename="x.docx").text == (
+        "- Erster Punkt\n- Zweiter Punkt\n\nprint(42)\n"
+    )

@@ -225,7 +225,8 @@ def _int_attr(element: Any, name: str) -> int:
         return 0
 
 
-_LIST_STYLE = re.compile(r"^(?:list|liste|aufzählung)\b.*?(\d)?$", re.IGNORECASE)
+# "List Bullet 2", "Liste 2", "Listenabsatz", "Aufzählungszeichen"; not "Listing" (code)
+_LIST_STYLE = re.compile(r"^(?:list(?!ing)|aufzählung).*?(\d)?$", re.IGNORECASE)
 
 
 def _list_item(paragraph: Any) -> tuple[str, int, int] | None:

@@ -138,9 +138,11 @@ def test_html_navigation_containers_named_by_class_or_id_are_dropped() -> None:
         "<div class='site-nav'>Start NAVCLASS</div><div id='breadcrumbs'>Start &gt; Hilfe</div>"
         "<ul class='navbar'><li>Produkte</li></ul>"
         "<div class='toc'><p><b>Inhalt</b></p><dl><dt>1. Wartung</dt></dl></div>"
+        "<div id='main-navigation'>Menü</div><div class='topnav'>Oben</div>"
         "<p class='canvas-text'>Inhalt bleibt.</p>"
+        "<section class='navigation-system'><p>Das Navi zeigt die Route.</p></section>"
     )
-    assert extract(page, filename="x.html").text == "Inhalt bleibt.\n"
+    assert extract(page, filename="x.html").text == "Inhalt bleibt.\n\nDas Navi zeigt die Route.\n"
 
 
 DOCBOOK_PAGE = _html(

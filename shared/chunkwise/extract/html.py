@@ -6,7 +6,7 @@ dropped: `nav`, `aside`, `footer`, a page-level `header` (one not inside an
 part, often its title), the ARIA landmarks navigation, banner, contentinfo,
 complementary and search, and navigation containers by their class or id
 (`nav`, `navbar`, `navigation`, `breadcrumb`, `toc`, DocBook's `navheader`/
-`navfooter`, also as a part of a name such as `site-nav`).
+`navfooter`, also ending a name such as `site-nav`; see `_names_navigation`).
 Layout tables (see `is_layout_table`) are read as blocks, not as a table.
 Inline markup is reduced to its text (links keep their text, not the URL).
 Parsing is lxml's libxml2 HTML parser: no network, no entity expansion of
@@ -36,9 +36,9 @@ _SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
 # "toc": a table of contents repeats the headings as links (DocBook's div.toc,
 # MediaWiki's #toc); the headings themselves stay where they are.
 _NAV_NAMES = frozenset(
-    {"nav", "navbar", "navigation", "navheader", "navfooter", "breadcrumb", "toc"}
+    {"nav", "navbar", "navigation", "navheader", "navfooter", "breadcrumb", "breadcrumbs", "toc"}
 )
-_NAME_PARTS = re.compile(r"[-_\s]+")
+_NAME_PARTS = re.compile(r"[-_]+")
 _LAYOUT_ROLES = frozenset({"presentation", "none"})
 _CELL_BLOCKS = tuple("p div ul ol dl pre blockquote table h1 h2 h3 h4 h5 h6".split())
 _BLOCK = frozenset(
@@ -79,11 +79,23 @@ def _page_level(el: etree._Element) -> bool:
 
 
 def _names_navigation(el: etree._Element) -> bool:
-    """A class or id such as "navheader", "site-nav" or "breadcrumbs"."""
-    names = f"{el.get('class') or ''} {el.get('id') or ''}".lower()
-    return any(
-        part in _NAV_NAMES or part == "breadcrumbs" for part in _NAME_PARTS.split(names) if part
-    )
+    """A class or id naming a navigation container.
+
+    A name is a navigation name ("nav", "navbar", "navheader", "toc", ...), or
+    ends with one after a hyphen or underscore ("site-nav", "main-navigation",
+    "page-toc"), starts with "nav-" ("nav-links"), or is a compound ending in
+    "nav"/"navigation" ("topnav", "sidenav"). "navigation-system" (a car
+    manual's chapter) is not.
+    """
+    for token in f"{el.get('class') or ''} {el.get('id') or ''}".lower().split():
+        parts = [part for part in _NAME_PARTS.split(token) if part]
+        if not parts:
+            continue
+        if parts[-1] in _NAV_NAMES or parts[0] == "nav":
+            return True
+        if token.endswith(("nav", "navigation", "breadcrumbs")):
+            return True
+    return False
 
 
 def _squash(text: str) -> str:

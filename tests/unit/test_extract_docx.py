@@ -307,16 +307,16 @@ def test_docx_subtitle_based_on_the_title_style_is_still_a_paragraph() -> None:
 
 def test_docx_written_by_libreoffice_from_its_own_document_model() -> None:
     """wartung_de.fodt (LibreOffice's own styles: Title and Subtitle based on its "Heading"
-    style, nested bullets, a numbered list, two header rows with row and column spans)
-    saved as DOCX by LibreOffice 7.4.7."""
+    style, headings numbered by the outline numbering, nested bullets, a numbered list, two
+    header rows with row and column spans) saved as DOCX by LibreOffice 7.4.7."""
     name = "wartung_de.libreoffice.docx"
     r = extract((DATA / name).read_bytes(), filename=name)
     assert r.text == (
-        "# Wartungshandbuch\n\nKreiselpumpen der Baureihe KP\n\n## Sicherheit\n\n"
+        "# Wartungshandbuch\n\nKreiselpumpen der Baureihe KP\n\n## 1. Sicherheit\n\n"
         "Vor jeder Wartung die Pumpe vom Netz trennen.\n\n"
         "- Schutzbrille tragen\n- Handschuhe tragen\n  - bei Chemikalien: Nitril\n\n"
-        "### Ablauf\n\n1. Pumpe ausschalten\n2. Ventile schließen\n3. Gehäuse öffnen\n\n"
-        "## Intervalle\n\n"
+        "### 1.1. Ablauf\n\n1. Pumpe ausschalten\n2. Ventile schließen\n3. Gehäuse öffnen\n\n"
+        "## 2. Intervalle\n\n"
         "| Bauteil | Intervall / Prüfen | Intervall / Tauschen | Hinweis |\n"
         "| --- | --- | --- | --- |\n"
         "| Gleitringdichtung | monatlich | jährlich | nur Originalteile |\n"
@@ -352,4 +352,52 @@ def test_docx_list_styles_by_name() -> None:
     d.add_paragraph("print(42)", style="Listing")  # a code listing, not a list
     assert extract(_docx_bytes(d), filename="x.docx").text == (
         "- Erster Punkt\n- Zweiter Punkt\n\nprint(42)\n"
+    )
+
+
+def _add_numbering(document: object, num_id: int, levels: list[tuple[str, str]]) -> None:
+    """A w:abstractNum + w:num with the given (numFmt, lvlText) per level."""
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    lvls = "".join(
+        f'<w:lvl w:ilvl="{i}"><w:start w:val="1"/><w:numFmt w:val="{fmt}"/>'
+        f'<w:lvlText w:val="{text}"/></w:lvl>'
+        for i, (fmt, text) in enumerate(levels)
+    )
+    root = document.part.numbering_part.element  # type: ignore[attr-defined]
+    root.insert(
+        0, parse_xml(f'<w:abstractNum {w} w:abstractNumId="{num_id}">{lvls}</w:abstractNum>')
+    )
+    root.append(
+        parse_xml(f'<w:num {w} w:numId="{num_id}"><w:abstractNumId w:val="{num_id}"/></w:num>')
+    )
+
+
+def _number(paragraph: object, num_id: int, ilvl: int) -> None:
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    paragraph._p.get_or_add_pPr().append(  # type: ignore[attr-defined]
+        parse_xml(f'<w:numPr {w}><w:ilvl w:val="{ilvl}"/><w:numId w:val="{num_id}"/></w:numPr>')
+    )
+
+
+def test_docx_numbered_headings_carry_their_number() -> None:
+    """Word keeps a numbered heading's number out of the text ("2.1 Auswahl")."""
+    import docx
+
+    d = docx.Document()
+    _add_numbering(d, 90, [("decimal", "%1."), ("decimal", "%1.%2"), ("lowerLetter", "%3)")])
+    _add_numbering(d, 91, [("upperRoman", "Teil %1")])
+    _number(d.add_heading("Grundlagen", level=1), 91, 0)
+    for title, level in [
+        ("Einleitung", 1), ("Zweck", 2), ("Umfang", 2), ("Details", 3),
+        ("Pakete", 1), ("Auswahl", 2),
+    ]:  # fmt: skip
+        _number(d.add_heading(title, level=level), 90, level - 1)
+    d.add_heading("Anhang", level=1)  # not numbered
+    assert extract(_docx_bytes(d), filename="x.docx").text == (
+        "# Teil I Grundlagen\n\n# 1. Einleitung\n\n## 1.1 Zweck\n\n## 1.2 Umfang\n\n"
+        "### a) Details\n\n# 2. Pakete\n\n## 2.1 Auswahl\n\n# Anhang\n"
     )

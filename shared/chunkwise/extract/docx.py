@@ -9,10 +9,11 @@ entity resolution off (no billion-laughs expansion).
 
 Output: headings from the paragraph style (Title = level 1; Heading N or
 outline level N-1 = N+1 when the document has a Title, else N; Subtitle is a
-paragraph), paragraphs, list items (List styles or numbering: "-" for bullets,
-"N." for numbered levels, two spaces per level), tables as GFM with every
-leading w:tblHeader row combined into the header line (else the first row) and
-every merged cell filled in each row and column it covers, a Caption paragraph
+paragraph), with their number when the heading is numbered ("2.1 Auswahl");
+paragraphs; list items (List styles or numbering: "-" for bullets, "N." for
+numbered levels, two spaces per level); tables as GFM with every leading
+w:tblHeader row combined into the header line (else the first row) and every
+merged cell filled in each row and column it covers; a Caption paragraph
 kept directly before its table (moved up when Word put it below).
 """
 
@@ -183,39 +184,100 @@ def _is_caption(paragraph: Any) -> bool:
     return name in ("caption", "beschriftung")
 
 
+@dataclass(frozen=True)
+class _Level:
+    fmt: str  # w:numFmt: bullet, decimal, lowerLetter, upperRoman, none, ...
+    start: int
+    text: str  # w:lvlText: "%1.%2." for a second-level number
+
+
+_ROMAN = (
+    (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+    (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+)  # fmt: skip
+
+
+def _format_number(value: int, fmt: str) -> str:
+    if fmt in ("lowerLetter", "upperLetter") and value > 0:
+        letters = chr(ord("a") + (value - 1) % 26) * ((value - 1) // 26 + 1)
+        return letters.upper() if fmt == "upperLetter" else letters
+    if fmt in ("lowerRoman", "upperRoman") and 0 < value < 4000:
+        out = ""
+        for amount, digits in _ROMAN:
+            while value >= amount:
+                out, value = out + digits, value - amount
+        return out.upper() if fmt == "upperRoman" else out
+    if fmt == "decimalZero":
+        return f"{value:02d}"
+    return str(value)
+
+
 class _Numbering:
-    """List markers from word/numbering.xml: bullets as "-", numbered items as "N."."""
+    """Numbers of list items and headings from word/numbering.xml.
+
+    Word keeps the numbers out of the text; they are counted here per list
+    (w:num) and level, a deeper level restarting under each new parent item.
+    """
 
     def __init__(self, document: Any) -> None:
-        self._formats: dict[tuple[str, int], tuple[str, int]] = {}
+        self._levels: dict[tuple[str, int], _Level] = {}
         self._counters: dict[tuple[str, int], int] = {}
         try:
             root = document.part.numbering_part.element
         except (KeyError, NotImplementedError, AttributeError):
             return  # no numbering part: every list item is a bullet
-        abstract: dict[str, dict[int, tuple[str, int]]] = {}
+        abstract: dict[str, dict[int, _Level]] = {}
         for an in root.iterchildren(_w("abstractNum")):
-            levels: dict[int, tuple[str, int]] = {}
+            levels: dict[int, _Level] = {}
             for lvl in an.iterchildren(_w("lvl")):
                 fmt = lvl.find(_w("numFmt"))
-                fmt_name = fmt.get(_w("val"), "bullet") if fmt is not None else "bullet"
-                levels[_int_attr(lvl, "ilvl")] = (fmt_name, _int_property(lvl, "start", 1))
+                text = lvl.find(_w("lvlText"))
+                levels[_int_attr(lvl, "ilvl")] = _Level(
+                    fmt.get(_w("val"), "bullet") if fmt is not None else "bullet",
+                    _int_property(lvl, "start", 1),
+                    text.get(_w("val"), "") if text is not None else "",
+                )
             abstract[an.get(_w("abstractNumId"), "")] = levels
         for num in root.iterchildren(_w("num")):
             ref = num.find(_w("abstractNumId"))
             levels = abstract.get(ref.get(_w("val"), "") if ref is not None else "", {})
-            for ilvl, value in levels.items():
-                self._formats[(num.get(_w("numId"), ""), ilvl)] = value
+            for ilvl, level in levels.items():
+                self._levels[(num.get(_w("numId"), ""), ilvl)] = level
 
-    def marker(self, num_id: str, ilvl: int) -> str:
-        fmt, start = self._formats.get((num_id, ilvl), ("bullet", 1))
-        if fmt in ("bullet", "none"):
-            return "-"
+    def _level(self, num_id: str, ilvl: int) -> _Level:
+        return self._levels.get((num_id, ilvl), _Level("bullet", 1, ""))
+
+    def _advance(self, num_id: str, ilvl: int) -> None:
         for key in [k for k in self._counters if k[0] == num_id and k[1] > ilvl]:
             del self._counters[key]  # a deeper level restarts under a new parent item
-        value = self._counters.get((num_id, ilvl), start - 1) + 1
-        self._counters[(num_id, ilvl)] = value
-        return f"{value}."
+        start = self._level(num_id, ilvl).start
+        self._counters[(num_id, ilvl)] = self._counters.get((num_id, ilvl), start - 1) + 1
+
+    def _value(self, num_id: str, ilvl: int) -> int:
+        return self._counters.get((num_id, ilvl), self._level(num_id, ilvl).start)
+
+    def marker(self, num_id: str, ilvl: int) -> str:
+        """A list item's marker: "-" for bullets, "N." for any numbered level."""
+        if self._level(num_id, ilvl).fmt in ("bullet", "none"):
+            return "-"
+        self._advance(num_id, ilvl)
+        return f"{self._value(num_id, ilvl)}."
+
+    def label(self, num_id: str, ilvl: int) -> str:
+        """A numbered heading's number as Word shows it ("2.6."), or ""."""
+        level = self._level(num_id, ilvl)
+        if level.fmt in ("bullet", "none") or not level.text:
+            return ""
+        self._advance(num_id, ilvl)
+
+        def number(m: re.Match[str]) -> str:
+            k = int(m.group(1)) - 1
+            return _format_number(self._value(num_id, k), self._level(num_id, k).fmt)
+
+        return _LVL_PLACEHOLDER.sub(number, level.text).strip()
+
+
+_LVL_PLACEHOLDER = re.compile(r"%([1-9])")
 
 
 def _int_attr(element: Any, name: str) -> int:
@@ -401,9 +463,10 @@ class _Body:
             return
         self.flush_caption()
         level = _heading_level(paragraph, self.heading_shift)
-        item = _list_item(paragraph) if level is None else None
+        item = _list_item(paragraph)
         if level is not None:
-            self.add("#" * level + " " + text, "heading")
+            number = self.numbering.label(item[0], item[1]) if item is not None else ""
+            self.add("#" * level + " " + (f"{number} {text}" if number else text), "heading")
         elif item is not None:
             num_id, ilvl, depth = item
             line = f"{'  ' * depth}{self.numbering.marker(num_id, ilvl)} {text}"

@@ -401,3 +401,44 @@ def test_docx_numbered_headings_carry_their_number() -> None:
         "# Teil I Grundlagen\n\n# 1. Einleitung\n\n## 1.1 Zweck\n\n## 1.2 Umfang\n\n"
         "### a) Details\n\n# 2. Pakete\n\n## 2.1 Auswahl\n\n# Anhang\n"
     )
+
+
+def _wrap_in_content_control(paragraphs: list[object], gallery: str = "") -> None:
+    """Move the paragraphs into one body-level w:sdt (as Word's cover pages and TOCs are)."""
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    part = f'<w:docPartObj><w:docPartGallery w:val="{gallery}"/></w:docPartObj>' if gallery else ""
+    sdt = parse_xml(f"<w:sdt {w}><w:sdtPr>{part}</w:sdtPr><w:sdtContent/></w:sdt>")
+    first = paragraphs[0]._p  # type: ignore[attr-defined]
+    first.addprevious(sdt)
+    content = sdt[1]
+    for paragraph in paragraphs:
+        content.append(paragraph._p)  # type: ignore[attr-defined]
+
+
+def test_docx_content_controls_are_read_and_tables_of_contents_skipped() -> None:
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+
+    d = docx.Document()
+    names = {style.name for style in d.styles}
+    for name in ("TOC Heading", "toc 1", "Contents 1"):
+        if name not in names:
+            d.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+    cover = [
+        d.add_paragraph("Preisliste 2026", style="Title"),
+        d.add_paragraph("Pumpen und Service", style="Subtitle"),
+    ]
+    toc = [
+        d.add_paragraph("Inhalt", style="TOC Heading"),
+        d.add_paragraph("Tarife\t3", style="toc 1"),
+    ]
+    d.add_paragraph("Tarife\t3", style="Contents 1")  # LibreOffice: a field, no content control
+    d.add_heading("Tarife", level=1)
+    d.add_paragraph("Alle Preise pro Nutzer.")
+    _wrap_in_content_control(cover, gallery="Cover Pages")
+    _wrap_in_content_control(toc, gallery="Table of Contents")
+    assert extract(_docx_bytes(d), filename="x.docx").text == (
+        "# Preisliste 2026\n\nPumpen und Service\n\n## Tarife\n\nAlle Preise pro Nutzer.\n"
+    )

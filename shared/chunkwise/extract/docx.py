@@ -486,6 +486,47 @@ class _Body:
             self.header_rows.append(header_rows)
 
 
+def _is_toc_part(sdt: Any) -> bool:
+    """A content control holding Word's table of contents (docPartGallery)."""
+    gallery = sdt.find(f"{_w('sdtPr')}/{_w('docPartObj')}/{_w('docPartGallery')}")
+    return gallery is not None and "contents" in (gallery.get(_w("val")) or "").lower()
+
+
+def _body_content(document: Any) -> Iterator[Any]:
+    """Paragraphs and tables of the body in order, also those inside content
+    controls (w:sdt: Word's cover pages put Title and Subtitle there) and custom
+    XML, but not a table of contents (it repeats the headings as entries)."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    body = document._body
+
+    def walk(parent: Any) -> Iterator[Any]:
+        for child in parent.iterchildren():
+            if child.tag == _w("p"):
+                paragraph = Paragraph(child, body)
+                if not _TOC_STYLE.match(_style_names(paragraph)[0] if paragraph.style else ""):
+                    yield paragraph
+            elif child.tag == _w("tbl"):
+                yield Table(child, body)
+            elif child.tag == _w("sdt") and not _is_toc_part(child):
+                content = child.find(_w("sdtContent"))
+                if content is not None:
+                    yield from walk(content)
+            elif child.tag == _w("customXml"):
+                yield from walk(child)
+
+    yield from walk(body._element)
+
+
+# Entries of a table of contents (Word "TOC 1", LibreOffice "Contents 1",
+# German "Verzeichnis 1") and its heading ("TOC Heading", "Contents Heading").
+_TOC_STYLE = re.compile(
+    r"^(?:toc|contents|verzeichnis|inhaltsverzeichnis)\s*(?:\d|heading|überschrift)",
+    re.IGNORECASE,
+)
+
+
 def _open(data: bytes) -> Any:
     import docx
 
@@ -504,7 +545,7 @@ def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits
 
     document = _open(data)
     try:
-        content = list(document.iter_inner_content())
+        content = list(_body_content(document))
     except Exception as exc:
         raise CorruptDocument(f"DOCX body could not be read: {type(exc).__name__}: {exc}") from None
     has_title = any(isinstance(e, Paragraph) and _is_title(e) for e in content)

@@ -127,37 +127,50 @@ def _int_property(parent: Any, tag: str, default: int) -> int:
 # --- headings and lists ------------------------------------------------------
 
 
-def _styles(paragraph: Any) -> list[Any]:
-    """The paragraph's style and those it is based on (nearest first)."""
-    style = paragraph.style
-    out: list[Any] = []
-    while style is not None and len(out) < 5:
-        out.append(style)
-        style = style.base_style
-    return out
+class _StyleChains:
+    """A paragraph's style and those it is based on (nearest first), per style id.
+
+    python-docx looks a paragraph's style up anew on every access (scanning all
+    styles for the default one); resolving each style id once keeps a long
+    document linear.
+    """
+
+    def __init__(self) -> None:
+        self._chains: dict[str | None, list[Any]] = {}
+
+    def of(self, paragraph: Any) -> list[Any]:
+        key = paragraph._p.style
+        if key not in self._chains:
+            style = paragraph.style
+            chain: list[Any] = []
+            while style is not None and len(chain) < 5:
+                chain.append(style)
+                style = style.base_style
+            self._chains[key] = chain
+        return self._chains[key]
 
 
-def _style_names(paragraph: Any) -> list[str]:
-    return [str(style.name or "").strip() for style in _styles(paragraph)]
+def _style_names(chain: list[Any]) -> list[str]:
+    return [str(style.name or "").strip() for style in chain]
 
 
 def _is_subtitle(names: list[str]) -> bool:
     return bool(names) and names[0].lower() in ("subtitle", "untertitel")
 
 
-def _is_title(paragraph: Any) -> bool:
-    names = _style_names(paragraph)
+def _is_title(chain: list[Any]) -> bool:
+    names = _style_names(chain)
     return not _is_subtitle(names) and any(name.lower() == "title" for name in names)
 
 
-def _heading_level(paragraph: Any, shift: int) -> int | None:
+def _heading_level(paragraph: Any, chain: list[Any], shift: int) -> int | None:
     """Title is level 1; Heading N (or outline level N-1) is N + shift, at most 6.
 
     `shift` is 1 when the document has a Title paragraph, so that Heading 1
     sections sit below the title in the heading path; without a Title,
     Heading 1 stays at level 1.
     """
-    names = _style_names(paragraph)
+    names = _style_names(chain)
     if _is_subtitle(names):
         return None  # a paragraph under the title, even where its style is based on Title
     for name in names:
@@ -179,9 +192,8 @@ def _heading_level(paragraph: Any, shift: int) -> int | None:
     return None
 
 
-def _is_caption(paragraph: Any) -> bool:
-    name = str(paragraph.style.name or "").lower() if paragraph.style is not None else ""
-    return name in ("caption", "beschriftung")
+def _is_caption(chain: list[Any]) -> bool:
+    return bool(chain) and str(chain[0].name or "").lower() in ("caption", "beschriftung")
 
 
 @dataclass(frozen=True)
@@ -291,16 +303,16 @@ def _int_attr(element: Any, name: str) -> int:
 _LIST_STYLE = re.compile(r"^(?:list(?!ing)|aufzählung).*?(\d)?$", re.IGNORECASE)
 
 
-def _list_item(paragraph: Any) -> tuple[str, int, int] | None:
+def _list_item(paragraph: Any, chain: list[Any]) -> tuple[str, int, int] | None:
     """(numbering id, numbering level, depth) of a list paragraph, or None.
 
     Numbering comes from the paragraph (w:numPr) or its style; numId 0 switches
     numbering off. Word's "List Bullet 2"-style names give the depth where the
     numbering level does not (they use their own list at level 0).
     """
-    names = _style_names(paragraph)
+    names = _style_names(chain)
     num_id, ilvl = _numbering_of(paragraph._p.pPr)
-    for style in _styles(paragraph):
+    for style in chain:
         if num_id is not None:
             break
         num_id, style_ilvl = _numbering_of(style.element.pPr)
@@ -429,11 +441,12 @@ def _table_grid(table: Any) -> tuple[list[str], list[list[str]], int] | None:
 class _Body:
     """Blocks of the canonical text, each with its kind, in document order."""
 
-    def __init__(self, numbering: _Numbering, heading_shift: int) -> None:
+    def __init__(self, numbering: _Numbering, styles: _StyleChains, heading_shift: int) -> None:
         self.blocks: list[str] = []
         self.kinds: list[str] = []
         self.header_rows: list[int] = []  # per table block, in order
         self.numbering = numbering
+        self.styles = styles
         self.heading_shift = heading_shift
         self.pending_caption: str | None = None
 
@@ -451,7 +464,8 @@ class _Body:
         text = _text(paragraph.text)
         if not text:
             return
-        if _is_caption(paragraph):
+        chain = self.styles.of(paragraph)
+        if _is_caption(chain):
             if self.kinds and self.kinds[-1] == "table":
                 # Word put the caption below the table: move it above.
                 table_block = self.blocks.pop()
@@ -462,8 +476,8 @@ class _Body:
                 self.pending_caption = text
             return
         self.flush_caption()
-        level = _heading_level(paragraph, self.heading_shift)
-        item = _list_item(paragraph)
+        level = _heading_level(paragraph, chain, self.heading_shift)
+        item = _list_item(paragraph, chain)
         if level is not None:
             number = self.numbering.label(item[0], item[1]) if item is not None else ""
             self.add("#" * level + " " + (f"{number} {text}" if number else text), "heading")
@@ -492,7 +506,7 @@ def _is_toc_part(sdt: Any) -> bool:
     return gallery is not None and "contents" in (gallery.get(_w("val")) or "").lower()
 
 
-def _body_content(document: Any) -> Iterator[Any]:
+def _body_content(document: Any, styles: _StyleChains) -> Iterator[Any]:
     """Paragraphs and tables of the body in order, also those inside content
     controls (w:sdt: Word's cover pages put Title and Subtitle there) and custom
     XML, but not a table of contents (it repeats the headings as entries)."""
@@ -505,7 +519,8 @@ def _body_content(document: Any) -> Iterator[Any]:
         for child in parent.iterchildren():
             if child.tag == _w("p"):
                 paragraph = Paragraph(child, body)
-                if not _TOC_STYLE.match(_style_names(paragraph)[0] if paragraph.style else ""):
+                names = _style_names(styles.of(paragraph))
+                if not (names and _TOC_STYLE.match(names[0])):
                     yield paragraph
             elif child.tag == _w("tbl"):
                 yield Table(child, body)
@@ -545,11 +560,12 @@ def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits
 
     document = _open(data)
     try:
-        content = list(_body_content(document))
+        styles = _StyleChains()
+        content = list(_body_content(document, styles))
     except Exception as exc:
         raise CorruptDocument(f"DOCX body could not be read: {type(exc).__name__}: {exc}") from None
-    has_title = any(isinstance(e, Paragraph) and _is_title(e) for e in content)
-    body = _Body(_Numbering(document), heading_shift=1 if has_title else 0)
+    has_title = any(isinstance(e, Paragraph) and _is_title(styles.of(e)) for e in content)
+    body = _Body(_Numbering(document), styles, heading_shift=1 if has_title else 0)
     for element in content:
         if isinstance(element, Paragraph):
             body.paragraph(element)

@@ -17,8 +17,10 @@ from chunkwise's rules: ``nav`` (inside a navigation region: ``nav``,
 ``navheader``/``navfooter``), ``layout`` (DocBook admonitions) and ``data``
 (every other table). Each table of the canonical text is matched to the source
 table sharing the most cell texts. The report counts, per corpus, the tables
-and table chunks of each class, and the chunks with a line or table cell that
-is a text (12+ characters) found only in navigation regions of the page.
+and table chunks of each class, the chunks with a line or table cell that
+is a text (12+ characters) found only in navigation regions of the page, and
+how many of LibreOffice help's hidden default platform variants (``switch``
+elements, 8+ characters) are in the canonical text.
 
     python -m bench.html_layout [--out bench/results/html_layout.md]
 """
@@ -94,6 +96,24 @@ def _table_class(table: lhtml.HtmlElement) -> str:
 class SourcePage:
     tables: list[tuple[str, set[str]]]  # (class, cell texts)
     nav_only_texts: set[str]
+    default_variants: list[str]  # texts of LibreOffice help's default platform variants
+
+
+def _default_variants(root: lhtml.HtmlElement) -> list[str]:
+    """Hidden `default...` variants of `switch`/`switchinline` elements (8+ characters)."""
+    out = []
+    for el in root.iter("span", "div"):
+        parent = el.getparent()
+        if parent is None or el.get("hidden") is None:
+            continue
+        if (el.get("id") or "").startswith("default") and _classes(parent) & {
+            "switch",
+            "switchinline",
+        }:
+            text = _norm(el.text_content())
+            if len(text) >= 8:
+                out.append(text)
+    return out
 
 
 def read_source(path: Path) -> SourcePage:
@@ -115,7 +135,7 @@ def read_source(path: Path) -> SourcePage:
             # a tail belongs to the parent's region
             owner = el if text is el.text else el.getparent()
             (nav_texts if owner is not None and _in_nav_region(owner) else other_texts).add(value)
-    return SourcePage(tables, nav_texts - other_texts)
+    return SourcePage(tables, nav_texts - other_texts, _default_variants(root))
 
 
 def _output_table_class(cells: set[str], source: SourcePage) -> str:
@@ -135,6 +155,8 @@ class Counts:
     tables: Counter[str] = field(default_factory=Counter)
     table_chunks: Counter[str] = field(default_factory=Counter)
     nav_text_chunks: int = 0
+    default_variants: int = 0
+    default_variants_kept: int = 0
 
 
 def measure(path: Path, lang: str, counts: Counts) -> None:
@@ -152,6 +174,9 @@ def measure(path: Path, lang: str, counts: Counts) -> None:
         kind = _output_table_class(cells, source)
         counts.tables[kind] += 1
         spans.append((table.start, table.end, kind))
+    flat = _norm(result.text)
+    counts.default_variants += len(source.default_variants)
+    counts.default_variants_kept += sum(1 for t in source.default_variants if t in flat)
     chunks = chunk_text(result.text, lang=lang)
     counts.chunks += len(chunks)
     for c in chunks:
@@ -179,15 +204,17 @@ def report(results: dict[str, Counts]) -> str:
         + "/".join(kinds)
         + " | table chunks "
         + "/".join(kinds)
-        + " | chunks with nav-only text |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        + " | chunks with nav-only text | default variants kept |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, c in results.items():
         src = "/".join(str(c.source_tables[k]) for k in kinds[:3])
         out = "/".join(str(c.tables[k]) for k in kinds)
         tch = "/".join(str(c.table_chunks[k]) for k in kinds)
+        variants = f"{c.default_variants_kept}/{c.default_variants}"
         lines.append(
-            f"| {name} | {c.files} | {c.chunks} | {src} | {out} | {tch} | {c.nav_text_chunks} |"
+            f"| {name} | {c.files} | {c.chunks} | {src} | {out} | {tch} | {c.nav_text_chunks}"
+            f" | {variants} |"
         )
     return "\n".join(lines)
 

@@ -261,3 +261,19 @@ def test_html_no_break_spaces_are_characters_of_the_text() -> None:
         "Preis: 10\u00a0000\u00a0€\n\n"
         "| Gewicht |  |\n| --- | --- |\n| 12\u00a0kg | x |\n| 20\u00a0kg | y |\n"
     )
+
+
+def test_html_platform_switch_shows_its_default_variant() -> None:
+    """LibreOffice help: hidden variants per platform, a script unhides one."""
+    page = _html(
+        '<p>Wählen Sie <span class="switchinline">'
+        '<span hidden="true" id="MACtext_1" class="MAC">LibreOffice – Einstellungen</span>'
+        '<span hidden="true" id="defaulttext_1">Extras – Optionen…</span></span>'
+        " – Laden/Speichern.</p>"
+        '<span class="switch"><span hidden="true" id="CALCtext_2" class="CALC">'
+        "<p>Nur in Calc.</p></span></span>"
+        '<p hidden id="defaultnote">Versteckt bleibt versteckt.</p>'
+    )
+    assert extract(page, filename="x.html").text == (
+        "Wählen Sie Extras – Optionen… – Laden/Speichern.\n"
+    )

@@ -62,7 +62,9 @@ def _skipped(el: etree._Element) -> bool:
         return True  # comments, processing instructions
     if tag in _SKIP:
         return True
-    if el.get("hidden") is not None or el.get("aria-hidden") == "true":
+    if el.get("hidden") is not None and not _default_variant(el):
+        return True
+    if el.get("aria-hidden") == "true":
         return True
     if (el.get("role") or "").lower() in _SKIP_ROLES:
         return True
@@ -72,6 +74,22 @@ def _skipped(el: etree._Element) -> bool:
         return True
     style = (el.get("style") or "").replace(" ", "").lower()
     return "display:none" in style
+
+
+def _default_variant(el: etree._Element) -> bool:
+    """The default variant of a platform switch, shown unless a script picks another.
+
+    LibreOffice's help writes every platform- or module-specific text as
+    hidden variants inside a `switch`/`switchinline` element ("Extras -
+    Optionen" for Windows/Linux with id "default...", "LibreOffice -
+    Einstellungen" with id "MAC..."); its script unhides one. Without the
+    default variant, "Wählen Sie Extras - Optionen - Laden/Speichern" loses
+    its menu path.
+    """
+    parent = el.getparent()
+    if parent is None or not (el.get("id") or "").startswith("default"):
+        return False
+    return bool({"switch", "switchinline"} & set((parent.get("class") or "").split()))
 
 
 def _page_level(el: etree._Element) -> bool:

@@ -442,3 +442,23 @@ def test_docx_content_controls_are_read_and_tables_of_contents_skipped() -> None
     assert extract(_docx_bytes(d), filename="x.docx").text == (
         "# Preisliste 2026\n\nPumpen und Service\n\n## Tarife\n\nAlle Preise pro Nutzer.\n"
     )
+
+
+def test_docx_hostile_spans_are_capped_at_the_table_column_limit() -> None:
+    import docx
+    from docx.oxml import parse_xml
+
+    from chunkwise.extract.tables import MAX_TABLE_COLUMNS
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    d = docx.Document()
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "A", "B"
+    t.cell(1, 0).text, t.cell(1, 1).text = "1", "2"
+    t.rows[1]._tr.get_or_add_trPr().append(parse_xml(f'<w:gridBefore {w} w:val="1000000000"/>'))
+    t.cell(0, 1)._tc.get_or_add_tcPr().append(parse_xml(f'<w:gridSpan {w} w:val="99999999"/>'))
+    r = extract(_docx_bytes(d), filename="x.docx")
+    # the data row's cells start beyond the last column read: nothing of it is left
+    header, _separator = r.text.rstrip("\n").split("\n")
+    assert header.count(" | ") + 1 == MAX_TABLE_COLUMNS
+    assert header.startswith("| A | B | B |")

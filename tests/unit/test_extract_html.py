@@ -277,3 +277,15 @@ def test_html_platform_switch_shows_its_default_variant() -> None:
     assert extract(page, filename="x.html").text == (
         "Wählen Sie Extras – Optionen… – Laden/Speichern.\n"
     )
+
+
+def test_html_hostile_spans_are_capped_at_the_table_column_limit() -> None:
+    from chunkwise.extract.tables import MAX_TABLE_COLUMNS
+
+    row = "<tr>" + "<td rowspan='500' colspan='50'>x</td>" * 20 + "</tr>"
+    page = _html("<table><tr><th>A</th><th colspan='9999'>B</th></tr>" + row * 30 + "</table>")
+    r = extract(page, filename="x.html")
+    lines = r.text.rstrip("\n").split("\n")
+    assert lines[0].startswith("| A | B | B |")
+    assert {line.count(" | ") + 1 for line in lines} == {MAX_TABLE_COLUMNS}
+    assert len(lines) == 2 + 30

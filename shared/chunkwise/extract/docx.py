@@ -37,6 +37,7 @@ from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
 from .tables import (
     LAYOUT_SPACE,
+    MAX_TABLE_COLUMNS,
     caption_paragraph,
     combine_header_rows,
     escape_paragraph,
@@ -45,7 +46,6 @@ from .tables import (
 
 _HEADING = re.compile(r"^(?:heading|überschrift)\s*(\d)$", re.IGNORECASE)
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_MAX_SPAN = 64  # columns one cell may cover (a hostile gridSpan cannot blow up a row)
 _MAX_LIST_DEPTH = 6  # two spaces per level: the chunker reads up to 12 as one list
 
 
@@ -394,18 +394,21 @@ def _grid_rows(table: Any) -> list[_GridRow]:
     for tr in _table_rows_xml(table._tbl):
         trpr = tr.find(_w("trPr"))
         header = trpr is not None and any(_is_on(e) for e in trpr.iterchildren(_w("tblHeader")))
-        cells = [""] * _int_property(trpr, "gridBefore", 0)
+        cells = [""] * min(max(0, _int_property(trpr, "gridBefore", 0)), MAX_TABLE_COLUMNS)
         tcs = list(_row_cells(tr))
         span = 1
         for tc in tcs:
+            if len(cells) >= MAX_TABLE_COLUMNS:
+                break
             tcpr = tc.find(_w("tcPr"))
-            span = max(1, min(_int_property(tcpr, "gridSpan", 1), _MAX_SPAN))
+            span = max(1, min(_int_property(tcpr, "gridSpan", 1), MAX_TABLE_COLUMNS))
             vmerge = tcpr.find(_w("vMerge")) if tcpr is not None else None
             col = len(cells)
             if vmerge is not None and vmerge.get(_w("val"), "continue") != "restart":
                 cells += [above[c] if c < len(above) else "" for c in range(col, col + span)]
             else:
                 cells += [_cell_text(tc, table)] * span
+        cells = cells[:MAX_TABLE_COLUMNS]
         rows.append(_GridRow(cells, header, len(tcs) == 1 and span > 1))
         above = cells
     return rows

@@ -22,7 +22,13 @@ from lxml import etree
 from lxml import html as lhtml
 
 from .errors import CorruptDocument, EmptyDocument
-from .tables import caption_paragraph, combine_header_rows, escape_paragraph, render_gfm
+from .tables import (
+    MAX_TABLE_COLUMNS,
+    caption_paragraph,
+    combine_header_rows,
+    escape_paragraph,
+    render_gfm,
+)
 
 _SKIP = frozenset(
     "script style noscript template nav aside footer iframe svg canvas form button select"
@@ -246,7 +252,7 @@ def _table_rows(table: etree._Element) -> tuple[list[list[str]], int]:
         values: list[str] = []
         for text, colspan, rowspan in texts:
             _take_carried(values, carried)
-            for k in range(colspan):
+            for k in range(min(colspan, MAX_TABLE_COLUMNS - len(values))):
                 value = text if k == 0 or fill else ""
                 values.append(value)
                 if rowspan > 1:

@@ -68,6 +68,10 @@ def render_gfm(header: list[str], rows: list[list[str]]) -> str:
 
 
 HEADER_ROW_JOINER = " / "
+# Columns a table row is read up to (Word's own maximum is 63). Spans multiply
+# cells; the cap keeps a hostile colspan/gridSpan/gridBefore from turning a
+# small file into huge rows. Cells beyond it are dropped.
+MAX_TABLE_COLUMNS = 128
 
 
 def combine_header_rows(rows: list[list[str]]) -> list[str]:

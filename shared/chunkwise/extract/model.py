@@ -12,7 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 # reader can tell which rules produced the offsets it cites.
 # 2: a "#" line inside a paragraph is no longer escaped; Markdown gets a blank
 #    line before a heading that interrupts a paragraph.
-CANONICAL_VERSION = 2
+# 3: DOCX: all w:tblHeader rows in the header line, merged cells filled, Title
+#    above Heading N, numbered headings and list items, content controls read,
+#    tables of contents skipped; HTML: page banners, navigation containers and
+#    layout tables are not content, header rows combined, rowspan repeated;
+#    no-break spaces kept (DOCX, HTML, table cells).
+CANONICAL_VERSION = 3
 
 
 class DocFormat(StrEnum):

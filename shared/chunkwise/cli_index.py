@@ -92,18 +92,21 @@ def main_index(argv: list[str]) -> int:
         ix = OpenSearchIndex(connect(args.url), names)
         if args.cmd == "create":
             dimension = args.dimension
-            model = ""
+            model = tokenizer = ""
             if dimension is None or args.embedder:
                 from chunkwise.embed import get_embedder
+                from chunkwise.index import GenerationModel
 
                 emb = get_embedder(args.embedder)
                 dimension = dimension or emb.dimension
                 model = emb.name
+                tokenizer = GenerationModel.of(emb).tokenizer
             gen = args.generation or new_generation_id()
             index = ix.create_generation(
                 gen,
                 dimension=dimension,
                 embedder_name=model,
+                tokenizer_id=tokenizer,
                 shards=args.shards,
                 replicas=args.replicas,
             )

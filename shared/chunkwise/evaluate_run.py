@@ -30,7 +30,7 @@ from opensearchpy import OpenSearch
 from chunkwise import progress
 from chunkwise.baselines import chunk_with
 from chunkwise.chunk import is_runt
-from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.embed import Embedder, default_embedder
 from chunkwise.errors import ChunkwiseError
 from chunkwise.evaluate import (
     Corpus,
@@ -48,7 +48,7 @@ from chunkwise.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.index import IndexNames, make_doc_id, new_generation_id
+from chunkwise.index import GenerationModel, IndexNames, make_doc_id, new_generation_id
 from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect, with_retries
 from chunkwise.schema import Chunk
 from chunkwise.search import (
@@ -61,7 +61,7 @@ from chunkwise.search import (
     postprocess,
 )
 from chunkwise.search_opensearch import Searcher
-from chunkwise.tokens import load_counter
+from chunkwise.tokens import HFTokenCounter, load_counter
 
 log = logging.getLogger("chunkwise.eval")
 BUCKET = "eval"
@@ -76,7 +76,7 @@ def _slug(name: str) -> str:
 class _CachedQueries:
     """The embedder port with query vectors served from a precomputed table."""
 
-    def __init__(self, inner: MiniLMEmbedder, vectors: dict[str, list[float]]) -> None:
+    def __init__(self, inner: Embedder, vectors: dict[str, list[float]]) -> None:
         self.inner = inner
         self.vectors = vectors
 
@@ -115,7 +115,7 @@ def extract_corpus(corpus: Corpus, corpus_dir: Path) -> dict[tuple[str, str], st
 
 
 class _EmbeddingCache:
-    def __init__(self, embedder: MiniLMEmbedder) -> None:
+    def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self.cache: dict[str, list[float]] = {}
 
@@ -125,6 +125,18 @@ class _EmbeddingCache:
             for t, v in zip(todo, self.embedder.embed(todo), strict=True):
                 self.cache[t] = v
         return [self.cache[t] for t in texts]
+
+
+def _sizer(config: EvalConfig, embedder: Embedder) -> HFTokenCounter:
+    """The configuration's tokenizer if it names one, else the embedder's own sizer
+    (its tokenizer, its cap, its passage prefix)."""
+    chunker = config.chunker
+    own = getattr(embedder, "token_counter", None)
+    if chunker.tokenizer_path is None and callable(own):
+        counter: HFTokenCounter = own()
+        if chunker.max_tokens is None:
+            return counter
+    return load_counter(chunker.tokenizer_path, chunker.max_tokens, chunker.add_special_tokens)
 
 
 def ingest(
@@ -146,12 +158,11 @@ def ingest(
         gen,
         dimension=embed.embedder.dimension,
         embedder_name=embed.embedder.name,
+        tokenizer_id=GenerationModel.of(embed.embedder).tokenizer,
         chunker_config=config.as_dict(),
     )
     ix.swap(gen)
-    counter = load_counter(
-        config.chunker.tokenizer_path, config.chunker.max_tokens, config.chunker.add_special_tokens
-    )
+    counter = _sizer(config, embed.embedder)
     cap = config.chunker.max_tokens or counter.max_tokens
     store: dict[str, Chunk] = {}
     t_chunk = t_embed = t_bulk = 0.0
@@ -303,7 +314,7 @@ def run_evaluation(
     keep_indices: bool = False,
     plot: bool = True,
     client: OpenSearch | None = None,
-    embedder: MiniLMEmbedder | None = None,
+    embedder: Embedder | None = None,
 ) -> list[dict[str, Any]]:
     slugs = [_slug(c.name) for c in configs]
     if len(set(slugs)) != len(slugs):

@@ -54,7 +54,8 @@ ROWS_FIELD = "rows"
 # setup (the admin function's custom resource in template.yaml, property
 # MappingRevision) re-runs when it changes and adds the new fields to the live
 # generation (OpenSearchIndex.add_missing_fields). 2: the nested `rows` field.
-MAPPING_REVISION = 2
+# 3: `sized_by_model` / `sized_by_tokenizer` (chunk schema 2).
+MAPPING_REVISION = 3
 
 
 class State(StrEnum):
@@ -133,10 +134,53 @@ def missing_properties(current: Mapping[str, Any], wanted: Mapping[str, Any]) ->
     return {name: spec for name, spec in wanted.items() if name not in current}
 
 
+@dataclass(frozen=True)
+class GenerationModel:
+    """The embedding model a generation's vectors come from, as its metadata records it."""
+
+    name: str
+    dimension: int
+    tokenizer: str = ""
+
+    @classmethod
+    def of(cls, embedder: Any) -> GenerationModel:
+        """From an embedder (its name, dimension and, if it has one, its sizer's id)."""
+        counter = getattr(embedder, "token_counter", None)
+        tokenizer = counter().tokenizer_id if callable(counter) else ""
+        return cls(str(embedder.name), int(embedder.dimension), tokenizer)
+
+
+def model_mismatch(meta: Mapping[str, Any], index: str, model: GenerationModel) -> str | None:
+    """Why vectors of ``model`` must not meet the generation ``index`` (None: they may).
+
+    A generation records its model in the mapping's ``_meta``; a generation
+    without a record (created by hand without a model) is judged by dimension only.
+    """
+    built_with = str(meta.get("embedder") or "")
+    dimension = int(meta.get("dimension") or 0)
+    tokenizer = str(meta.get("tokenizer") or "")
+    differs = (
+        (built_with and built_with != model.name)
+        or (dimension and dimension != model.dimension)
+        or (tokenizer and model.tokenizer and tokenizer != model.tokenizer)
+    )
+    if not differs:
+        return None
+    return (
+        f"generation {index} was built with the model {built_with or '?'} "
+        f"({dimension or '?'} dims, tokenizer {tokenizer or '?'}), but this deployment embeds "
+        f"with {model.name} ({model.dimension} dims, tokenizer {model.tokenizer or '?'}): "
+        f"vectors of two models cannot be compared. Build a generation for the new model "
+        f"(chunkwise index create, re-chunk into it, chunkwise index swap) or configure "
+        f"the generation's model"
+    )
+
+
 def index_body(
     dimension: int,
     *,
     embedder_name: str = "",
+    tokenizer_id: str = "",
     generation: str = "",
     shards: int = 1,
     replicas: int = 0,
@@ -171,6 +215,7 @@ def index_body(
                 "generation": generation,
                 "embedder": embedder_name,
                 "dimension": dimension,
+                "tokenizer": tokenizer_id,
                 "chunk_schema_version": CHUNK_SCHEMA_VERSION,
                 "chunker_config": dict(chunker_config or {}),
             },
@@ -193,6 +238,8 @@ def index_body(
                 "table_header": stored_only,
                 TEXT_FIELD: standard_text,
                 "token_count": integer,
+                "sized_by_model": kw,
+                "sized_by_tokenizer": kw,
                 "kind": kw,
                 "lang": kw,
                 "page_start": integer,

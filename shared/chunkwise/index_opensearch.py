@@ -49,6 +49,7 @@ from tenacity import (
 
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import (
+    GenerationModel,
     IndexNames,
     RevisionState,
     State,
@@ -58,6 +59,7 @@ from chunkwise.index import (
     index_body,
     index_template_body,
     missing_properties,
+    model_mismatch,
     parse_revision_states,
     revision_states_query,
     stale_chunks_body,
@@ -89,7 +91,37 @@ class MappingRejectedError(PermanentError):
 
 
 class GenerationError(PermanentError):
-    """Invalid generation operation (exists already, in use, missing)."""
+    """Invalid generation operation (exists already, in use, missing, another model)."""
+
+
+def read_generation_meta(
+    client: OpenSearch, index_or_alias: str, policy: RetryPolicy | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The physical index behind ``index_or_alias`` and its mapping's ``_meta``."""
+
+    def get() -> tuple[str, dict[str, Any]]:
+        try:
+            found = client.indices.get_mapping(index=index_or_alias)
+        except NotFoundError as exc:
+            raise GenerationError(f"no generation behind {index_or_alias}") from exc
+        index = sorted(found)[0]
+        return index, dict(found[index]["mappings"].get("_meta", {}))
+
+    return with_retries(policy or RetryPolicy(), f"get mapping of {index_or_alias}", get)
+
+
+def check_generation_model(
+    client: OpenSearch,
+    index_or_alias: str,
+    model: GenerationModel,
+    policy: RetryPolicy | None = None,
+) -> str:
+    """The generation's index if it was built with ``model``; GenerationError if not."""
+    index, meta = read_generation_meta(client, index_or_alias, policy)
+    problem = model_mismatch(meta, index, model)
+    if problem:
+        raise GenerationError(problem)
+    return index
 
 
 @dataclass(frozen=True)
@@ -251,8 +283,13 @@ class OpenSearchIndex:
         batch_size: int = 500,
         page_size: int = 1000,
         max_rounds: int = 100,
+        model: GenerationModel | None = None,
     ) -> None:
         self.client = client
+        # The model the written vectors come from: checked against the target
+        # generation's metadata before the first write (None: not checked).
+        self.model = model
+        self._model_checked = False
         self.page_size = page_size
         self.max_rounds = max_rounds
         self.names = names or IndexNames()
@@ -268,6 +305,7 @@ class OpenSearchIndex:
         *,
         dimension: int,
         embedder_name: str = "",
+        tokenizer_id: str = "",
         chunker_config: dict[str, Any] | None = None,
         shards: int = 1,
         replicas: int = 0,
@@ -276,6 +314,7 @@ class OpenSearchIndex:
         body = index_body(
             dimension,
             embedder_name=embedder_name,
+            tokenizer_id=tokenizer_id,
             generation=generation,
             chunker_config=chunker_config,
             shards=shards,
@@ -360,19 +399,36 @@ class OpenSearchIndex:
         return with_retries(self.policy, "list generations", get)
 
     def ensure_live_generation(
-        self, generation: str, *, dimension: int, embedder_name: str = ""
+        self, generation: str, *, dimension: int, embedder_name: str = "", tokenizer_id: str = ""
     ) -> str:
         """Create ``generation`` and swap to it unless some generation is live already;
-        a live generation created by an older release gets this release's new fields."""
+        a live generation created by an older release gets this release's new fields.
+        (A live generation of another model stays live: moving over is a re-chunk
+        into a new generation and a swap; writes and queries refuse it until then.)"""
         live = self.live_generation()
         if live:
             self.add_missing_fields(live)
             return live
         index = self.names.index(generation)
         if not self.client.indices.exists(index=index):
-            self.create_generation(generation, dimension=dimension, embedder_name=embedder_name)
+            self.create_generation(
+                generation,
+                dimension=dimension,
+                embedder_name=embedder_name,
+                tokenizer_id=tokenizer_id,
+            )
         self.swap(generation)
         return index
+
+    def generation_meta(self, index_or_alias: str) -> tuple[str, dict[str, Any]]:
+        """The physical index behind ``index_or_alias`` and its generation metadata."""
+        return read_generation_meta(self.client, index_or_alias, self.policy)
+
+    def check_model(self, model: GenerationModel, index_or_alias: str | None = None) -> str:
+        """Raise GenerationError unless ``model``'s vectors belong in the generation."""
+        return check_generation_model(
+            self.client, index_or_alias or self.target, model, self.policy
+        )
 
     def add_missing_fields(self, index: str) -> list[str]:
         """Add the fields of this release's mapping that ``index`` lacks; returns their names."""
@@ -420,6 +476,9 @@ class OpenSearchIndex:
         if len(keys) != 1:
             raise ValueError("write_revision takes the chunks of exactly one revision")
         ((doc_id, revision),) = keys
+        if self.model is not None and not self._model_checked:
+            self.check_model(self.model)  # before anything of the revision is written
+            self._model_checked = True
         actions = list(bulk_actions(chunks, embeddings, index=self.target, state=State.PENDING))
         try:
             res = bulk_with_retries(

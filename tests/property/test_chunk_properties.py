@@ -19,9 +19,12 @@ from chunk_invariants import (
     assert_token_cap,
 )
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.tokens import HFTokenCounter, load_counter
+from chunkwise.tokens import MINILM, HFTokenCounter, load_counter
 
+# The default model's sizer (multilingual-e5-small: SentencePiece, counted whole,
+# with the "passage: " prefix) and MiniLM's (WordPiece, summed through the word memo).
 COUNTER = load_counter()
+COUNTERS = st.sampled_from([COUNTER, load_counter(model=MINILM)])
 
 WORDS = st.sampled_from(
     [
@@ -80,40 +83,48 @@ SETTINGS = settings(
 
 
 @SETTINGS
-@given(text=documents, config=configs)
-def test_offsets_and_coverage(text: str, config: ChunkerConfig) -> None:
-    chunks = chunk_text(text, config=config, counter=COUNTER)
+@given(text=documents, config=configs, counter=COUNTERS)
+def test_offsets_and_coverage(
+    text: str, config: ChunkerConfig, counter: HFTokenCounter
+) -> None:
+    chunks = chunk_text(text, config=config, counter=counter)
     assert_offsets(text, chunks)
     assert_coverage(text, chunks)
     assert_text_holds_body(chunks)
 
 
 @SETTINGS
-@given(text=documents, config=configs)
-def test_no_cut_inside_a_grapheme_cluster(text: str, config: ChunkerConfig) -> None:
-    assert_grapheme_safe(text, chunk_text(text, config=config, counter=COUNTER))
+@given(text=documents, config=configs, counter=COUNTERS)
+def test_no_cut_inside_a_grapheme_cluster(
+    text: str, config: ChunkerConfig, counter: HFTokenCounter
+) -> None:
+    assert_grapheme_safe(text, chunk_text(text, config=config, counter=counter))
 
 
 @SETTINGS
-@given(text=documents, config=configs)
-def test_token_count_is_exact_and_never_above_cap(text: str, config: ChunkerConfig) -> None:
-    chunks = chunk_text(text, config=config, counter=COUNTER)
-    cap = config.max_tokens or COUNTER.max_tokens
-    assert_token_cap(chunks, COUNTER, cap)
+@given(text=documents, config=configs, counter=COUNTERS)
+def test_token_count_is_exact_and_never_above_cap(
+    text: str, config: ChunkerConfig, counter: HFTokenCounter
+) -> None:
+    chunks = chunk_text(text, config=config, counter=counter)
+    cap = config.max_tokens or counter.max_tokens
+    assert_token_cap(chunks, counter, cap)
 
 
 @SETTINGS
-@given(text=documents, config=configs)
-def test_deterministic(text: str, config: ChunkerConfig) -> None:
-    first = [c.model_dump_json() for c in chunk_text(text, config=config, counter=COUNTER)]
-    second = [c.model_dump_json() for c in chunk_text(text, config=config, counter=COUNTER)]
+@given(text=documents, config=configs, counter=COUNTERS)
+def test_deterministic(
+    text: str, config: ChunkerConfig, counter: HFTokenCounter
+) -> None:
+    first = [c.model_dump_json() for c in chunk_text(text, config=config, counter=counter)]
+    second = [c.model_dump_json() for c in chunk_text(text, config=config, counter=counter)]
     assert first == second
 
 
 @SETTINGS
-@given(prefix=documents, rows=table(), suffix=documents, config=configs)
+@given(prefix=documents, rows=table(), suffix=documents, config=configs, counter=COUNTERS)
 def test_every_table_fragment_carries_its_header(
-    prefix: str, rows: str, suffix: str, config: ChunkerConfig
+    prefix: str, rows: str, suffix: str, config: ChunkerConfig, counter: HFTokenCounter
 ) -> None:
     # A header no generated block can contain, so it identifies this table.
     header = "| Key ★ | Wert ★ |\n|---|---|"
@@ -121,11 +132,11 @@ def test_every_table_fragment_carries_its_header(
     text = f"{prefix}\n\n{tbl}\n\n{suffix}"
     rows_start = text.index(tbl) + len(header)
     rows_end = text.index(tbl) + len(tbl)
-    chunks = chunk_text(text, config=config, counter=COUNTER)
+    chunks = chunk_text(text, config=config, counter=counter)
     holding_rows = [c for c in chunks if c.start < rows_end and c.end > rows_start + 1]
     assert holding_rows
-    cap = config.max_tokens or COUNTER.max_tokens
-    if COUNTER.count_many_plain([header])[0] > cap // 2:
+    cap = config.max_tokens or counter.max_tokens
+    if counter.count_many_plain([header])[0] > cap // 2:
         return  # documented: a header over half the token cap is not repeated
     for c in holding_rows:
         assert header in c.text, f"chunk {c.chunk_index} holds rows but not their header"
@@ -149,6 +160,11 @@ def test_no_runts_except_single_chunk_documents(text: str) -> None:
 
 
 def test_counter_is_the_real_model_tokenizer(counter: HFTokenCounter) -> None:
+    # XLM-R SentencePiece: <s> "passage" ":" ... </s>; "Oktober" is one piece,
+    # the compound "Einlassfilter" four.
+    assert counter.count("Oktober") == 2 + 2 + 1
+    assert counter.count("Einlassfilter") == 2 + 2 + 4
+    minilm = load_counter(model=MINILM)
     # "Oktober" is not in all-MiniLM's English vocabulary: WordPiece splits it.
-    assert counter.count("Oktober") == 2 + 3
-    assert counter.count("the") == 2 + 1
+    assert minilm.count("Oktober") == 2 + 3
+    assert minilm.count("the") == 2 + 1

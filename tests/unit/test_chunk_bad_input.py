@@ -24,21 +24,21 @@ def test_lone_surrogates_and_nul(counter: HFTokenCounter) -> None:
     assert_coverage(text, chunks)
     assert any("\ud800" in c.body for c in chunks)
     assert all("\ud800" not in c.text and "\udfff" not in c.text for c in chunks)
-    assert all(c.token_count <= 256 for c in chunks)
+    assert all(c.token_count <= counter.max_tokens for c in chunks)
 
 
 def test_bom_and_mixed_line_endings(counter: HFTokenCounter) -> None:
     text = "\ufeff# Titel\r\n\r\nErster Absatz.\rZweite Zeile.\n\nDritter\r\nAbsatz.\n" * 30
     chunks = chunk_text(text, config=ChunkerConfig.build(max_chars=300))
     assert chunks[0].body.startswith("\ufeff")
-    assert_all(text, chunks, counter, ChunkerConfig.build(max_chars=300), 256)
+    assert_all(text, chunks, counter, ChunkerConfig.build(max_chars=300), counter.max_tokens)
 
 
 def test_five_megabyte_line_without_spaces(counter: HFTokenCounter) -> None:
     text = "abcdefghij" * 500_000
     chunks = chunk_text(text)
     assert sum(len(c.body) for c in chunks) == len(text)
-    assert max(c.token_count for c in chunks) <= 256
+    assert max(c.token_count for c in chunks) <= counter.max_tokens
     assert_offsets(text, chunks)
 
 
@@ -49,7 +49,7 @@ def test_ragged_table_and_table_without_separator(counter: HFTokenCounter) -> No
     chunks = chunk_text(text)
     assert len(chunks) == 1
     assert chunks[0].kind is ChunkKind.TABLE
-    assert_all(text, chunks, counter, ChunkerConfig(), 256)
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
     only_prose = chunk_text(no_sep)
     assert only_prose[0].kind is ChunkKind.PROSE and not only_prose[0].table_header
 
@@ -59,7 +59,7 @@ def test_unclosed_code_fence_runs_to_end(counter: HFTokenCounter) -> None:
     chunks = chunk_text(text)
     assert all("not a heading" not in " ".join(c.heading_path) for c in chunks)
     assert any(c.kind is ChunkKind.CODE for c in chunks)
-    assert_all(text, chunks, counter, ChunkerConfig(), 256)
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
 
 
 def test_ten_thousand_nested_list_items(counter: HFTokenCounter) -> None:
@@ -67,4 +67,4 @@ def test_ten_thousand_nested_list_items(counter: HFTokenCounter) -> None:
     chunks = chunk_text(text)
     assert len(chunks) > 10
     assert all(c.kind is ChunkKind.LIST for c in chunks)
-    assert_all(text, chunks, counter, ChunkerConfig(), 256)
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)

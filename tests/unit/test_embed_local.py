@@ -16,13 +16,17 @@ from chunkwise.embed import (
     _erf,
     default_embedder,
     get_embedder,
+    minilm_embedder,
 )
+from chunkwise.embed_e5 import E5Embedder
 from chunkwise.errors import ConfigError, TokenizerError
 
 
 @pytest.fixture(scope="module")
 def emb() -> MiniLMEmbedder:
-    return default_embedder()
+    e = minilm_embedder()
+    assert isinstance(e, MiniLMEmbedder)
+    return e
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -110,6 +114,9 @@ def test_factory_and_bad_specs() -> None:
     assert get_embedder("local") is default_embedder()
     assert get_embedder() is default_embedder()
     assert get_embedder(None) is default_embedder()
+    assert isinstance(default_embedder(), E5Embedder)  # multilingual by default
+    assert get_embedder("minilm") is minilm_embedder()
+    assert get_embedder(MINILM_NAME) is minilm_embedder()
     with pytest.raises(ConfigError, match="embedder"):
         get_embedder("nonsense")
     with pytest.raises(ConfigError, match="batch_size"):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from opensearchpy.exceptions import RequestError
 
+from chunkwise.index_opensearch import GenerationError
 from chunkwise.search import PIPELINE_NORM, PIPELINE_RRF
 from chunkwise.search_opensearch import Searcher, detect_caps
 
@@ -43,9 +44,22 @@ def _src(i: int) -> dict[str, Any]:
     }
 
 
+class _Indices:
+    """The generation metadata the searcher checks its model against."""
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+
+    def get_mapping(self, index: str) -> dict[str, Any]:
+        return {"chunks-g1": {"mappings": {"_meta": self.meta}}}
+
+
 class _Client:
-    def __init__(self, plugins: list[str], rrf_ok: bool = True) -> None:
+    def __init__(
+        self, plugins: list[str], rrf_ok: bool = True, meta: dict[str, Any] | None = None
+    ) -> None:
         self.cat = _Cat(plugins)
+        self.indices = _Indices(meta or {"embedder": "fake", "dimension": 3})
         self.transport = _Transport(rrf_ok)
         self.searches: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
@@ -129,3 +143,20 @@ def test_english_or_unknown_query_still_uses_both_retrievers() -> None:
     english = Searcher(client, _EnglishOnlyEmbedder())  # type: ignore[arg-type]
     assert english.embedder_reads("en") and english.embedder_reads(None)
     assert not english.embedder_reads("de")
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"embedder": "sentence-transformers/all-MiniLM-L6-v2", "dimension": 3},
+        {"embedder": "fake", "dimension": 384},
+    ],
+)
+def test_a_generation_of_another_model_is_refused_before_any_vector_query(
+    meta: dict[str, Any],
+) -> None:
+    client = _Client(["opensearch-knn"], meta=meta)
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    with pytest.raises(GenerationError, match=r"chunks-g1 was built with the model .* fake"):
+        s.search("q", k=2)
+    assert client.searches == []  # nothing was queried against the wrong vector space

@@ -13,22 +13,35 @@ from tokenizers import Tokenizer
 from chunkwise import tokens
 from chunkwise.errors import TokenizerError
 from chunkwise.tokens import (
+    DEFAULT_MODEL,
+    MINILM,
     HFTokenCounter,
     configure_default_model,
     default_tokenizer_path,
     load_counter,
     load_tokenizer_json,
+    model_tokenizer_path,
 )
 
 
 def test_counts_are_not_truncated_at_the_packaged_128_tokens() -> None:
-    counter = load_counter()
+    counter = load_counter(model=MINILM)
     assert counter.count("word " * 1000) == 1000 + 2
     assert counter.count_plain("word " * 1000) == 1000
 
 
-def test_bert_tokenizer_is_marked_additive() -> None:
+def test_default_counter_counts_the_passage_prefix_and_is_not_truncated() -> None:
     counter = load_counter()
+    assert counter.max_tokens == DEFAULT_MODEL.max_tokens == 512
+    assert counter.model_id == "intfloat/multilingual-e5-small"
+    assert counter.tokenizer_id.startswith("intfloat/multilingual-e5-small@sha256:")
+    # <s> "▁passage" ":" then one "▁word" per word, </s>: 2000 tokens, far over 512.
+    assert counter.count(" ".join(["word"] * 1998)) == 2 + 2 + 1998
+    assert counter.count_whole(" ".join(["word"] * 1998)) == 2 + 2 + 1998
+
+
+def test_bert_tokenizer_is_marked_additive() -> None:
+    counter = load_counter(model=MINILM)
     assert counter.additive
     a, b = "Die Pumpe läuft.", "Dann stoppt sie, z. B. nachts."
     assert counter.count_plain(a + "\n\n" + b) == counter.count_plain(a) + counter.count_plain(b)
@@ -41,9 +54,10 @@ def test_configured_model_directory_is_used(tmp_path: Path) -> None:
         configure_default_model(tmp_path)
         assert default_tokenizer_path() == tmp_path
         assert load_counter().count("Übergrößen im Oktober") == packaged
+        assert load_counter().prefix == "passage: "  # recognised as the model's file
     finally:
         configure_default_model(None)
-    assert default_tokenizer_path().name == "model.zip"
+    assert default_tokenizer_path() == model_tokenizer_path(DEFAULT_MODEL)
 
 
 def test_bad_tokenizer_files(tmp_path: Path) -> None:
@@ -68,14 +82,16 @@ def test_python_whitespace_table_is_what_str_isspace_says() -> None:
     assert computed == tokens.PYTHON_WHITESPACE
 
 
-def test_separators_are_measured_on_the_tokenizer(counter: HFTokenCounter) -> None:
+def test_separators_are_measured_on_the_tokenizer(minilm_counter: HFTokenCounter) -> None:
+    counter = minilm_counter
     separators = tokens._separators(counter.tokenizer)
     # BERT's normaliser deletes these control characters instead of splitting there.
     assert separators.isdisjoint({"\x0b", "\x0c", "\x1c", "\x1f", "\x85"})
     assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
 
 
-def test_memo_sums_equal_whole_text_counts(counter: HFTokenCounter) -> None:
+def test_memo_sums_equal_whole_text_counts(minilm_counter: HFTokenCounter) -> None:
+    counter = minilm_counter
     assert counter.uses_word_memo
     texts = [ODD_TEXT, "", "   ", "word " * 300, "x" * 5000, ODD_TEXT.upper()]
     assert counter.count_many(texts) == [counter.count_whole(t) for t in texts]
@@ -83,7 +99,7 @@ def test_memo_sums_equal_whole_text_counts(counter: HFTokenCounter) -> None:
 
 
 def test_memo_is_bounded_and_skips_long_words() -> None:
-    counter = load_counter.__wrapped__(None, None, True)  # a private instance
+    counter = load_counter.__wrapped__(None, None, True, model=MINILM)  # a private instance
     small = HFTokenCounter(
         counter.tokenizer, counter.max_tokens, add_special_tokens=True, additive=True, memo_words=3
     )
@@ -98,7 +114,7 @@ def test_memo_is_bounded_and_skips_long_words() -> None:
 
 
 def test_tokenizers_whose_added_tokens_hold_spaces_are_counted_whole(tmp_path: Path) -> None:
-    spec = json.loads(load_tokenizer_json(default_tokenizer_path()))
+    spec = json.loads(load_tokenizer_json(model_tokenizer_path(MINILM)))
     spec["added_tokens"].append(
         {
             "id": 30522,
@@ -117,10 +133,11 @@ def test_tokenizers_whose_added_tokens_hold_spaces_are_counted_whole(tmp_path: P
     assert counter.count_plain("in New York") == 2  # "in" + the added token
     no_memo = HFTokenCounter(Tokenizer.from_str(path.read_text()), 256, True, additive=False)
     assert not no_memo.uses_word_memo
-    assert no_memo.count_plain(ODD_TEXT) == load_counter().count_plain(ODD_TEXT)
+    assert no_memo.count_plain(ODD_TEXT) == load_counter(model=MINILM).count_plain(ODD_TEXT)
 
 
-def test_memo_is_safe_to_share_between_threads(counter: HFTokenCounter) -> None:
+def test_memo_is_safe_to_share_between_threads(minilm_counter: HFTokenCounter) -> None:
+    counter = minilm_counter
     shared = HFTokenCounter(
         counter.tokenizer,
         counter.max_tokens,
@@ -132,3 +149,15 @@ def test_memo_is_safe_to_share_between_threads(counter: HFTokenCounter) -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(shared.count, texts))
     assert results == [counter.count_whole(t) for t in texts]
+
+
+def test_a_tokenizer_of_another_model_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text(load_tokenizer_json(model_tokenizer_path(MINILM)))
+    with pytest.raises(TokenizerError, match="does not match the model intfloat/multilingual-e5"):
+        load_counter(tmp_path, model=DEFAULT_MODEL)
+
+
+def test_missing_model_package_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = tokens.ModelTokenizer(**{**DEFAULT_MODEL.__dict__, "package": "no_such_pkg_x"})
+    with pytest.raises(TokenizerError, match=r"no_such_pkg_x.*not installed"):
+        load_counter(model=missing)

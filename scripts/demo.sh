@@ -128,8 +128,14 @@ out("\n== 3/6 runner: queue -> ingest handler -> OpenSearch")
 wait_live(revs)
 
 out("\n== 4/6 questions with cited answers")
-ask("How often must the inlet filter be checked?")
-ask("Wie oft muss der Einlassfilter geprüft werden?")
+for question, evidence in (
+    ("How often must the inlet filter be checked?", "every 500 operating hours"),
+    ("Wie oft muss der Einlassfilter geprüft werden?", "alle 500 Betriebsstunden"),
+):
+    first = ask(question)[:1]
+    if not first or evidence not in " ".join(first[0].citation.body.split()):
+        sys.exit(f"demo: the first hit for {question!r} does not hold {evidence!r}")
+    out(f"   -> first hit holds the answer ({evidence!r})")
 ask("What does the Team plan cost per user?")
 ask("Was kostet der Schlafsack -5 °C in der Region Alpen?")
 

@@ -148,6 +148,7 @@ smoke() {
             CHUNKWISE_QUEUE_URL=https://sqs.us-east-1.amazonaws.com/123456789012/smoke \
             CHUNKWISE_OPENSEARCH_URL=https://search.invalid CHUNKWISE_OPENSEARCH_AUTH=sigv4-es \
             CHUNKWISE_EMBEDDER="bedrock:amazon.titan-embed-text-v2:0?dimensions=1024" \
+            CHUNKWISE_MODEL_PATH="$ROOT/$dir/TokenizerLayer/python/all_minilm_l6_v2/model.zip" \
             "$py" -S -c '
 import sys, importlib.util
 sys.path[:0] = [p for p in __import__("os").environ["PYTHONPATH"].split(":")]
@@ -157,13 +158,17 @@ assert callable(app.lambda_handler)
 # ICU from its layer: sentence breaks work
 assert chunkwise.split_sentences("Dr. Müller kam am 3. Oktober. Dann ging er.", "de")
 # token counts from the tokenizer layer, with the cap of the configured Bedrock model
-# (found by the default lookup: the layer is shaped like the model package)
-from chunkwise.embed import get_embedder
+# (CHUNKWISE_MODEL_PATH as in template.yaml; the layer is also shaped like the
+# MiniLM package, so the MiniLM lookup finds it too)
+from chunkwise.embed import get_embedder, minilm_model_path
 emb = get_embedder(os.environ["CHUNKWISE_EMBEDDER"])
 assert emb.count_tokens("Hallo Welt") > 0 and emb.max_tokens <= 8192
 import chunkwise.tokens
 assert "/TokenizerLayer/" in str(chunkwise.tokens.default_tokenizer_path())
-assert chunkwise.chunk_text("Dr. Müller kam am 3. Oktober. Dann ging er. " * 50)
+assert "/TokenizerLayer/" in str(minilm_model_path())
+counter = emb.token_counter()
+assert counter.max_tokens == emb.max_tokens and counter.model_id == emb.name
+assert chunkwise.chunk_text("Dr. Müller kam am 3. Oktober. Dann ging er. " * 50, counter=counter)
 if os.environ.get("SMOKE_EXTRACT"):
     import lxml.html, docx, pypdfium2, pdfplumber
 if importlib.util.find_spec("numpy") is not None and "site-packages" in importlib.util.find_spec("numpy").origin:

@@ -10,7 +10,7 @@
 
 Common options: --url (default $OPENSEARCH_URL or http://127.0.0.1:9200),
 --prefix (default $CHUNKWISE_INDEX_PREFIX or "chunks"), --embedder (default
-$CHUNKWISE_EMBEDDER or the local all-MiniLM-L6-v2).
+$CHUNKWISE_EMBEDDER or the local multilingual-e5-small).
 
 Exit codes: 0 ok, 1 operational error (OpenSearch down, bad generation), 2 usage.
 """

@@ -8,7 +8,7 @@
   never be embedded half.
 
 boto3 is imported lazily (the domain core must import without AWS). Bedrock's
-tokenizers are not published, so `count_tokens` uses the local model's BERT
+tokenizers are not published, so `count_tokens` uses all-MiniLM-L6-v2's BERT
 WordPiece tokenizer as an estimate; `max_tokens` is set below the documented
 limits by a safety margin so that chunker sizes stay inside the real limit.
 

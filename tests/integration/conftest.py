@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import MiniLMEmbedder, default_embedder
+from chunkwise.embed import Embedder, default_embedder
 from chunkwise.index_opensearch import connect
+from embed_cache import CachedEmbedder
 
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
 
@@ -85,9 +86,11 @@ def os_http(opensearch_url: str) -> OsHttp:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> MiniLMEmbedder:
-    """The real local embedding model (loaded once per test session)."""
-    return default_embedder()
+def embedder() -> Embedder:
+    """The real local embedding model (loaded once per test session), its vectors
+    for fixture texts kept on disk keyed by model, tokenizer and text
+    (tests/embed_cache.py)."""
+    return CachedEmbedder(default_embedder())  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="session")

@@ -8,14 +8,14 @@ from contextlib import contextmanager
 
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.index import IndexNames, template_name
 from chunkwise.index_opensearch import OpenSearchIndex
 
 
 @contextmanager
 def live_test_index(
-    client: OpenSearch, embedder: MiniLMEmbedder, prefix: str
+    client: OpenSearch, embedder: Embedder, prefix: str
 ) -> Iterator[OpenSearchIndex]:
     """A fresh index prefix with one live generation, dropped afterwards
     (the random suffix keeps parallel or repeated runs apart)."""

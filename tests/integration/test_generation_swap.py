@@ -12,7 +12,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_index
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.index import IndexNames, make_doc_id, reconcile, template_name
 from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
 from chunkwise.search_opensearch import Searcher
@@ -39,7 +39,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
     drop_prefix(client, n)
 
 
-def _fill(ix: OpenSearchIndex, embedder: MiniLMEmbedder, s3: FakeS3) -> None:
+def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeS3) -> None:
     for key, paras in DOCS.items():
         doc = make_doc_id(BUCKET, key)
         reconcile(
@@ -53,7 +53,7 @@ def _fill(ix: OpenSearchIndex, embedder: MiniLMEmbedder, s3: FakeS3) -> None:
 
 
 def test_swap_while_serving(
-    client: OpenSearch, embedder: MiniLMEmbedder, names: IndexNames
+    client: OpenSearch, embedder: Embedder, names: IndexNames
 ) -> None:
     s3 = FakeS3(BUCKET)
     for key in DOCS:
@@ -115,7 +115,7 @@ def test_swap_while_serving(
 
 def test_cli_create_swap_sweep_drop(
     client: OpenSearch,
-    embedder: MiniLMEmbedder,
+    embedder: Embedder,
     names: IndexNames,
     opensearch_url: str,
     capsys: pytest.CaptureFixture[str],
@@ -153,7 +153,7 @@ def test_cli_create_swap_sweep_drop(
 
 
 def test_generation_template_gives_any_index_under_the_prefix_the_real_mapping(
-    client: OpenSearch, names: IndexNames, embedder: MiniLMEmbedder
+    client: OpenSearch, names: IndexNames, embedder: Embedder
 ) -> None:
     ix = OpenSearchIndex(client, names)
     index = ix.create_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)

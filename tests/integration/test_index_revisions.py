@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import (
     IndexNames,
@@ -47,7 +47,7 @@ BUCKET = "bucket"
 
 
 @pytest.fixture(scope="module")
-def live_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
+def live_index(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchIndex]:
     with live_test_index(client, embedder, "it-rev") as ix:
         yield ix
 
@@ -61,7 +61,7 @@ def _paragraphs(v: ObjectVersion) -> list[str]:
 
 
 def _reconcile(
-    key: str, s3: FakeS3, ix: OpenSearchIndex, embedder: MiniLMEmbedder, **kw: Any
+    key: str, s3: FakeS3, ix: OpenSearchIndex, embedder: Embedder, **kw: Any
 ) -> Any:
     doc = make_doc_id(BUCKET, key)
     return reconcile(
@@ -76,7 +76,7 @@ def _reconcile(
 
 
 def _all_queries_revisions(
-    ix: OpenSearchIndex, embedder: MiniLMEmbedder, doc: str
+    ix: OpenSearchIndex, embedder: Embedder, doc: str
 ) -> list[set[str]]:
     """Revisions of `doc` in each result list, over queries and both fusion paths."""
     out = []
@@ -89,7 +89,7 @@ def _all_queries_revisions(
 
 
 def test_after_r2_no_query_returns_r1(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/orchard.md"
     doc = make_doc_id(BUCKET, key)
@@ -108,7 +108,7 @@ def test_after_r2_no_query_returns_r1(
 
 
 def test_result_list_never_mixes_revisions_even_when_both_live(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     """The moment between writing r2 and superseding r1: both are live in the index."""
     key = f"docs/{uuid.uuid4().hex}/window.md"
@@ -124,7 +124,7 @@ def test_result_list_never_mixes_revisions_even_when_both_live(
 
 
 def test_delete_removes_document_from_results(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/gone.md"
     doc = make_doc_id(BUCKET, key)
@@ -145,7 +145,7 @@ def test_delete_removes_document_from_results(
 )
 @given(data=st.data())
 def test_replayed_duplicated_reordered_events_converge(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder, data: st.DataObject
+    live_index: OpenSearchIndex, embedder: Embedder, data: st.DataObject
 ) -> None:
     """S3 changes and event deliveries interleave randomly; events are duplicated,
     reordered and (in some examples) dropped. Once every delivered event was handled
@@ -204,7 +204,7 @@ def test_replayed_duplicated_reordered_events_converge(
 
 
 def test_concurrent_writers_converge_on_current_revision(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/race.md"
     doc = make_doc_id(BUCKET, key)
@@ -235,7 +235,7 @@ def test_concurrent_writers_converge_on_current_revision(
 
 
 def test_document_with_a_bad_chunk_is_rejected_whole(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/bad.md"
     doc = make_doc_id(BUCKET, key)
@@ -264,7 +264,7 @@ def test_document_with_a_bad_chunk_is_rejected_whole(
     assert live_index.live_revisions(doc) == {"fixed"}
 
 
-def test_outage_is_retried_with_backoff_then_typed_error(embedder: MiniLMEmbedder) -> None:
+def test_outage_is_retried_with_backoff_then_typed_error(embedder: Embedder) -> None:
     dead = connect("http://127.0.0.1:9", timeout=1)  # nothing listens on the discard port
     ix = OpenSearchIndex(
         dead,
@@ -311,7 +311,7 @@ class _Throttling:
 
 
 def test_429_during_bulk_is_retried_then_succeeds_or_raises(
-    live_index: OpenSearchIndex, embedder: MiniLMEmbedder
+    live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
     key = f"docs/{uuid.uuid4().hex}/throttled.md"
     doc = make_doc_id(BUCKET, key)

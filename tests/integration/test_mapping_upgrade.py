@@ -13,7 +13,7 @@ import uuid
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.index import ROWS_FIELD, IndexNames, index_body, make_doc_id
 from chunkwise.index_opensearch import MappingRejectedError, OpenSearchIndex
 from integration.live_index import drop_prefix
@@ -35,7 +35,7 @@ def _older_release_generation(ix: OpenSearchIndex, dimension: int) -> str:
 
 
 def test_live_generation_from_an_older_release_accepts_table_rows(
-    client: OpenSearch, embedder: MiniLMEmbedder
+    client: OpenSearch, embedder: Embedder
 ) -> None:
     ix = OpenSearchIndex(client, IndexNames(f"it-upgrade-{uuid.uuid4().hex[:10]}"))
     try:

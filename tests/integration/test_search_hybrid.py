@@ -10,7 +10,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_search
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.index import ObjectVersion, make_doc_id, reconcile
 from chunkwise.index_opensearch import OpenSearchIndex
 from chunkwise.search import SearchFilters
@@ -60,13 +60,13 @@ CORPUS: dict[str, tuple[str, str, list[str]]] = {
 
 
 @pytest.fixture(scope="module")
-def corpus_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
+def corpus_index(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchIndex]:
     with live_test_index(client, embedder, "it-search") as ix:
         _ingest(ix, embedder)
         yield ix
 
 
-def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
+def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
     s3 = FakeS3(BUCKET)
     for key, (lang, kind, paras) in CORPUS.items():
         s3.put(key, "v1", "2025-03-01T00:00:00Z")
@@ -93,7 +93,7 @@ def test_cluster_has_neural_search_with_rrf(client: OpenSearch) -> None:
 
 @pytest.mark.parametrize("fusion", FUSIONS)
 def test_semantic_and_lexical_queries_find_the_right_chunk(
-    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, fusion: str
 ) -> None:
     s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
     assert s.fusion == fusion
@@ -108,7 +108,7 @@ def test_semantic_and_lexical_queries_find_the_right_chunk(
 
 @pytest.mark.parametrize("fusion", FUSIONS)
 def test_hits_carry_citation_and_score_breakdown(
-    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, fusion: str
 ) -> None:
     s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
     hits = s.search("rent due date bank transfer", k=5)
@@ -132,7 +132,7 @@ def test_hits_carry_citation_and_score_breakdown(
 
 @pytest.mark.parametrize("fusion", FUSIONS)
 def test_filters_doc_prefix_lang_kind(
-    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, fusion: str
 ) -> None:
     s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
     q = "price of fruit"
@@ -147,7 +147,7 @@ def test_filters_doc_prefix_lang_kind(
 
 @pytest.mark.parametrize("fusion", FUSIONS)
 def test_overlapping_spans_are_deduped(
-    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, fusion: str
 ) -> None:
     key = f"dup/{uuid.uuid4().hex}.md"
     doc = make_doc_id(BUCKET, key)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import MiniLMEmbedder
+from chunkwise.embed import Embedder
 from chunkwise.index import make_doc_id, reconcile
 from chunkwise.index_opensearch import OpenSearchIndex
 from chunkwise.search import SearchFilters, bm25_clause
@@ -36,13 +36,13 @@ QUESTION = "Wie hoch ist der Grundpreis pro Haushalt im Tarif Fix?"
 
 
 @pytest.fixture(scope="module")
-def tariff_index(client: OpenSearch, embedder: MiniLMEmbedder) -> Iterator[OpenSearchIndex]:
+def tariff_index(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchIndex]:
     with live_test_index(client, embedder, "it-rows") as ix:
         _ingest(ix, embedder)
         yield ix
 
 
-def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
+def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
     s3 = FakeS3(BUCKET)
     s3.put(KEY, "v1", "2025-03-01T00:00:00Z")
     doc = make_doc_id(BUCKET, KEY)
@@ -68,7 +68,7 @@ def test_rows_are_indexed_but_not_returned(tariff_index: OpenSearchIndex) -> Non
 
 @pytest.mark.parametrize("fusion", ["client", "server"])
 def test_cell_question_ranks_the_table_first(
-    tariff_index: OpenSearchIndex, embedder: MiniLMEmbedder, fusion: str
+    tariff_index: OpenSearchIndex, embedder: Embedder, fusion: str
 ) -> None:
     client, alias = tariff_index.client, tariff_index.names.read_alias
     # Chunk text alone: the short intro matches "Grundpreis", "pro", "Haushalt"

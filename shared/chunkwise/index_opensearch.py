@@ -51,6 +51,7 @@ from chunkwise.errors import PermanentError, TransientError
 from chunkwise.index import (
     GenerationModel,
     IndexNames,
+    ModelMismatchError,
     RevisionState,
     State,
     bulk_actions,
@@ -94,6 +95,10 @@ class GenerationError(PermanentError):
     """Invalid generation operation (exists already, in use, missing, another model)."""
 
 
+class GenerationModelError(GenerationError, ModelMismatchError):
+    """The generation was built with another embedding model."""
+
+
 def read_generation_meta(
     client: OpenSearch, index_or_alias: str, policy: RetryPolicy | None = None
 ) -> tuple[str, dict[str, Any]]:
@@ -120,7 +125,7 @@ def check_generation_model(
     index, meta = read_generation_meta(client, index_or_alias, policy)
     problem = model_mismatch(meta, index, model)
     if problem:
-        raise GenerationError(problem)
+        raise GenerationModelError(problem)
     return index
 
 

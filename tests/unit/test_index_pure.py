@@ -17,6 +17,7 @@ from chunkwise.index import (
     ROWS_FIELD,
     Action,
     IndexNames,
+    ModelMismatchError,
     ObjectVersion,
     RevisionState,
     State,
@@ -266,6 +267,22 @@ def test_rejected_revision_never_goes_live() -> None:
     # nothing half-live, and the old revision is no longer served: it is not S3's
     assert idx.live(doc) == set()
     assert not any(st == State.LIVE for _r, _i, st, _e in idx.docs[doc].values())
+
+
+def test_a_generation_of_another_model_leaves_what_is_live_alone() -> None:
+    s3, idx, doc = _setup()
+    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    _run(s3, idx, doc)
+
+    def refuse(chunks: object, embeddings: object) -> None:
+        raise ModelMismatchError("generation g1 was built with the model m1")
+
+    idx.write_revision = refuse  # type: ignore[method-assign,assignment]
+    s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+    with pytest.raises(ModelMismatchError):
+        _run(s3, idx, doc)
+    # Not the document's fault: r1 stays searchable until the deployment moves over.
+    assert idx.live(doc) == {"r1"}
 
 
 @settings(max_examples=60, deadline=None)

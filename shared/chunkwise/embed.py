@@ -118,6 +118,13 @@ class Embedder(Protocol):
         ...
 
 
+def query_prefix(embedder: Embedder) -> str:
+    """The text a model expects in front of a search query ("query: " for E5 models,
+    "" for the others). Whoever embeds a query for this model (chunkwise itself, or the
+    cluster through an ML Commons connector) adds exactly this, so both give one vector."""
+    return str(getattr(embedder, "query_prefix", ""))
+
+
 @dataclass(frozen=True)
 class EmbedderInfo:
     """What an index generation records about the model that filled it."""
@@ -391,6 +398,11 @@ class MiniLMEmbedder:
         return MINILM_NAME
 
     @property
+    def query_prefix(self) -> str:
+        # all-MiniLM-L6-v2 embeds queries and passages alike.
+        return ""
+
+    @property
     def dimension(self) -> int:
         return self._dimension
 
@@ -432,9 +444,14 @@ class MiniLMEmbedder:
             return self._encoder_tok, self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.encode(texts)
 
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        """The model's vectors for exactly these texts (no prefix added): what `embed`
+        and `embed_query` run after adding their prefixes, and what the loopback
+        endpoint serves to the cluster's connector, which sends the prefix itself."""
         if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of texts, not a str")
+            raise TypeError("encode() takes a sequence of texts, not a str")
         if not texts:
             return []
         tok, model = self._load()
@@ -469,7 +486,7 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed([text])[0]
+        return self.encode([self.query_prefix + text])[0]
 
 
 # --------------------------------------------------------------------------- factory

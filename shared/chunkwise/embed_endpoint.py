@@ -1,0 +1,333 @@
+"""The loopback embedding endpoint: the local model, served to the local node's ML Commons.
+
+On AWS the cluster embeds a query by calling Bedrock through an ML Commons connector.
+Locally there is no Bedrock, so chunkwise serves its own local model on 127.0.0.1 and
+the local node's connector calls it (samdocs/query-from-any-client.md):
+
+    GET  /        {"model": NAME, "dimension": N, "query_prefix": "..."}
+    POST /embed   {"texts": ["..."], "prefix": "query: "}
+               -> {"model": NAME, "dimension": N, "embeddings": [[...], ...]}
+
+The connector sends the model's query prefix itself (its request template carries the
+prefix of the model spec); the endpoint embeds ``prefix + text`` with the model's raw
+``encode``, which is what `Embedder.embed_query` runs, so the cluster and chunkwise get
+the same vector.
+
+Why the standard library's ``http.server``: this listens on the loopback interface only,
+for one client (the local node) sending one short request per query; a threading server
+from the standard library needs no dependency, and nothing here is deployed (the AWS
+stack never runs it). The model is loaded and warmed before the port opens, so the
+connector's first call does not wait for the weights.
+
+    python -m chunkwise.embed_endpoint up [--port N]   start in the background (idempotent)
+    python -m chunkwise.embed_endpoint down            stop what `up` started
+    python -m chunkwise.embed_endpoint status          exit 0 if it answers
+    python -m chunkwise.embed_endpoint serve [--port N]  run in the foreground
+
+`chunkwise local up/down` start and stop it with the stack. The port: --port, else
+``CHUNKWISE_EMBED_PORT``, else the OpenSearch HTTP port + 200 (9400 for 9200), so two
+local stacks on one machine do not collide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from chunkwise.cli import parse_args
+from chunkwise.errors import ConfigError
+
+HOST = "127.0.0.1"
+MAX_TEXTS = 256
+MAX_BODY_BYTES = 4 * 1024 * 1024
+
+
+@runtime_checkable
+class RawEncoder(Protocol):
+    """A local model that can embed texts exactly as given (no prefix added)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def query_prefix(self) -> str: ...
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def local_encoder(spec: str) -> RawEncoder:
+    """The configured embedder, if it is a local model this endpoint can serve."""
+    from chunkwise.embed import get_embedder
+
+    embedder = get_embedder(spec)
+    if not isinstance(embedder, RawEncoder):
+        raise ConfigError(
+            f"embedder {spec!r} is not a local model: the loopback endpoint serves local "
+            "models only (a Bedrock model is called by the cluster's Bedrock connector)"
+        )
+    return embedder
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class BadRequest(ValueError):
+    """The request body is not an embedding request."""
+
+
+def parse_embed_request(body: bytes) -> tuple[str, list[str]]:
+    """``{"texts": [str, ...], "prefix": str}`` -> (prefix, texts)."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"body is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BadRequest("body must be a JSON object")
+    texts = data.get("texts")
+    if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+        raise BadRequest('"texts" must be a non-empty list of strings')
+    if len(texts) > MAX_TEXTS:
+        raise BadRequest(f'"texts": at most {MAX_TEXTS} per request, got {len(texts)}')
+    prefix = data.get("prefix", "")
+    if not isinstance(prefix, str):
+        raise BadRequest('"prefix" must be a string')
+    return prefix, texts
+
+
+def describe(encoder: RawEncoder) -> dict[str, Any]:
+    return {
+        "model": encoder.name,
+        "dimension": encoder.dimension,
+        "query_prefix": encoder.query_prefix,
+    }
+
+
+def embed_response(encoder: RawEncoder, prefix: str, texts: Sequence[str]) -> dict[str, Any]:
+    vectors = encoder.encode([prefix + t for t in texts])
+    return {**describe(encoder), "embeddings": vectors}
+
+
+def _handler_class(encoder: RawEncoder) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "chunkwise-embed/1"
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            body = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") in ("", "/health"):
+                self._send(HTTPStatus.OK, describe(encoder))
+            else:
+                self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
+
+        def do_POST(self) -> None:
+            if self.path.rstrip("/") != "/embed":
+                self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
+                return
+            length = int(self.headers.get("content-length") or 0)
+            if length <= 0 or length > MAX_BODY_BYTES:
+                self._send(HTTPStatus.BAD_REQUEST, {"error": f"body length {length}"})
+                return
+            try:
+                prefix, texts = parse_embed_request(self.rfile.read(length))
+            except BadRequest as exc:
+                self._send(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+                return
+            self._send(HTTPStatus.OK, embed_response(encoder, prefix, texts))
+
+        def log_message(self, format: str, *args: Any) -> None:
+            sys.stderr.write(f"embed-endpoint: {self.address_string()} {format % args}\n")
+
+    return Handler
+
+
+@dataclass
+class RunningEndpoint:
+    """An endpoint serving in a thread of this process (tests, `serve`)."""
+
+    server: ThreadingHTTPServer
+    thread: threading.Thread
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.server.server_address[1]}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def start_in_thread(encoder: RawEncoder, port: int = 0) -> RunningEndpoint:
+    """Serve ``encoder`` on 127.0.0.1:``port`` (0: any free port) from a daemon thread."""
+    server = ThreadingHTTPServer((HOST, port), _handler_class(encoder))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="embed-endpoint", daemon=True)
+    thread.start()
+    return RunningEndpoint(server, thread)
+
+
+# --------------------------------------------------------------------------- process
+
+
+def state_dir() -> Path:
+    from chunkwise.local import repo_root
+
+    return repo_root() / ".local" / "embed-endpoint"
+
+
+def default_port() -> int:
+    explicit = os.environ.get("CHUNKWISE_EMBED_PORT")
+    if explicit:
+        return int(explicit)
+    return int(os.environ.get("OPENSEARCH_PORT") or 9200) + 200
+
+
+def endpoint_url(port: int | None = None) -> str:
+    return f"http://{HOST}:{port or default_port()}"
+
+
+def probe(url: str, timeout: float = 2.0) -> dict[str, Any] | None:
+    """The endpoint's description, or None if nothing (or something else) answers."""
+    try:
+        with urllib.request.urlopen(url + "/", timeout=timeout) as resp:
+            data = json.loads(resp.read().decode("utf-8"))
+    except (OSError, urllib.error.URLError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "model" in data else None
+
+
+def _say(msg: str) -> None:
+    print(f"embed-endpoint: {msg}", file=sys.stderr, flush=True)
+
+
+def _our_pid() -> int | None:
+    pidfile = state_dir() / "pid"
+    try:
+        pid = int(pidfile.read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists() and b"chunkwise.embed_endpoint" not in cmdline.read_bytes():
+        return None
+    return pid
+
+
+def up(port: int | None = None, *, timeout: float = 120.0) -> tuple[str, bool]:
+    """Start the endpoint in the background unless it runs; returns its URL and
+    whether this call started it."""
+    port = port or default_port()
+    url = endpoint_url(port)
+    if _our_pid() is not None and probe(url):
+        _say(f"already running: {url}")
+        return url, False
+    if probe(url):
+        _say(f"something already serves an embedding endpoint on {url}; using it")
+        return url, False
+    d = state_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    log = (d / "endpoint.log").open("ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chunkwise.embed_endpoint", "serve", "--port", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,  # outlives `chunkwise local up`, like the other services
+    )
+    (d / "pid").write_text(f"{proc.pid}\n")
+    (d / "port").write_text(f"{port}\n")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if proc.poll() is not None:
+            raise ConfigError(f"embedding endpoint exited ({proc.returncode}); see {d}")
+        info = probe(url)
+        if info:
+            _say(f"up: {url} ({info['model']}, {info['dimension']}d, pid {proc.pid})")
+            return url, True
+        time.sleep(0.3)
+    down()
+    raise ConfigError(f"embedding endpoint did not answer on {url} in {timeout:.0f} s")
+
+
+def down() -> bool:
+    """Stop the endpoint `up` started; True if one was running."""
+    pid = _our_pid()
+    (state_dir() / "pid").unlink(missing_ok=True)
+    if pid is None:
+        _say("not running")
+        return False
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    _say(f"stopped pid {pid}")
+    return True
+
+
+def serve(port: int) -> None:
+    """Foreground: load and warm the model, then serve until SIGTERM/SIGINT."""
+    from chunkwise.aws import load_settings
+
+    encoder = local_encoder(load_settings(need_bucket=False).embedder)
+    encoder.encode(["warm up"])  # weights loaded before the port opens
+    running = start_in_thread(encoder, port)
+    _say(f"serving {encoder.name} on {running.url}")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    running.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m chunkwise.embed_endpoint")
+    p.add_argument("cmd", choices=["up", "down", "status", "serve"])
+    p.add_argument("--port", type=int, default=None)
+    args = parse_args(p, list(sys.argv[1:] if argv is None else argv))
+    if isinstance(args, int):
+        return args
+    if args.cmd == "up":
+        print(up(args.port)[0])
+        return 0
+    if args.cmd == "down":
+        down()
+        return 0
+    if args.cmd == "status":
+        url = endpoint_url(args.port)
+        info = probe(url)
+        _say(f"{url}: {info}" if info else f"{url}: not answering")
+        return 0 if info else 1
+    serve(args.port or default_port())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -12,6 +12,7 @@ stop_all() {
     case "$svc" in
       opensearch) env -u OPENSEARCH_URL bash tools/opensearch/opensearch.sh down || true ;;
       localstack) bash scripts/localstack.sh down || true ;;
+      embed-endpoint) .venv/bin/python -m chunkwise.embed_endpoint down || true ;;
     esac
   done
 }
@@ -32,6 +33,15 @@ elif [[ -z "${AWS_ENDPOINT_URL:-}" ]]; then
   echo "with-services: starting LocalStack" >&2
   bash scripts/localstack.sh up || { echo "with-services: LocalStack failed to start" >&2; exit 1; }
   started+=(localstack)
+fi
+# The loopback embedding endpoint the local node's ML Commons connector calls (the
+# cluster embeds `neural` queries with chunkwise's local model).
+if .venv/bin/python -m chunkwise.embed_endpoint status >/dev/null 2>&1; then
+  echo "with-services: embedding endpoint already running; using it and leaving it running" >&2
+else
+  echo "with-services: starting the embedding endpoint" >&2
+  .venv/bin/python -m chunkwise.embed_endpoint up >/dev/null || { echo "with-services: embedding endpoint failed to start" >&2; exit 1; }
+  started+=(embed-endpoint)
 fi
 
 "$@"

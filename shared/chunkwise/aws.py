@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from chunkwise.embed import Embedder
     from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.query_model import QueryModelSpec
 
 log = logging.getLogger("chunkwise.aws")
 
@@ -168,6 +169,8 @@ class Settings(BaseSettings):
     region: str = Field(
         "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
     )
+    # The IAM role OpenSearch assumes to call Bedrock for query embeddings (admin only).
+    query_connector_role_arn: str = ""
 
     def pipeline_config(self) -> PipelineConfig:
         return build_config(
@@ -432,3 +435,80 @@ def finish_rechunk(
     if check.complete or force:
         OpenSearchIndex(client, settings.names).swap(generation)
     return check
+
+
+# --------------------------------------------------------------------------- query model
+# The cluster embeds `neural` queries itself through an ML Commons remote model
+# (chunkwise.query_model). Kept apart from `ensure_index`: it is a second setup step.
+
+
+def query_model_spec(embedder: Embedder) -> QueryModelSpec:
+    from chunkwise.embed import query_prefix
+    from chunkwise.query_model import QueryModelSpec
+
+    return QueryModelSpec(embedder.name, embedder.dimension, query_prefix(embedder))
+
+
+def has_ml_commons(client: OpenSearch) -> bool:
+    plugins = client.cat.plugins(format="json")
+    return any(str(p.get("component", "")) == "opensearch-ml" for p in plugins)
+
+
+def setup_query_model(
+    settings: Settings,
+    connector: dict[str, Any],
+    spec: QueryModelSpec,
+    *,
+    client: OpenSearch | None = None,
+) -> dict[str, str]:
+    """Register + deploy the remote model behind ``connector`` and attach it to the
+    live generation (``_meta.query_model_id``, ``index.search.default_pipeline``)."""
+    from chunkwise.errors import ConfigError
+    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.query_model_opensearch import attach_query_model, ensure_query_model
+
+    client = client or opensearch_client(settings)
+    live = OpenSearchIndex(client, settings.names).live_generation()
+    if live is None:
+        raise ConfigError(f"no live generation under {settings.index_prefix}: run the index setup")
+    model_id = ensure_query_model(client, settings.index_prefix, connector, spec)
+    pipeline = attach_query_model(client, live, model_id, spec)
+    return {"query_model_id": model_id, "query_pipeline": pipeline, "query_model_index": live}
+
+
+def setup_bedrock_query_model(
+    settings: Settings, *, client: OpenSearch | None = None, embedder: Embedder | None = None
+) -> dict[str, str]:
+    """AWS: the Bedrock connector for the model ingestion uses, then `setup_query_model`."""
+    from chunkwise.embed import get_embedder
+    from chunkwise.errors import ConfigError
+    from chunkwise.query_model import bedrock_connector_body
+
+    emb = embedder or get_embedder(settings.embedder)
+    if not settings.embedder.startswith("bedrock:"):
+        raise ConfigError(f"CHUNKWISE_EMBEDDER {settings.embedder!r} is not a Bedrock model")
+    if not settings.query_connector_role_arn:
+        raise ConfigError("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN: the role OpenSearch assumes")
+    connector = bedrock_connector_body(
+        emb.name,
+        emb.dimension,
+        region=settings.region,
+        role_arn=settings.query_connector_role_arn,
+    )
+    return setup_query_model(settings, connector, query_model_spec(emb), client=client)
+
+
+def setup_local_query_model(
+    settings: Settings,
+    endpoint_url: str,
+    *,
+    client: OpenSearch | None = None,
+    embedder: Embedder | None = None,
+) -> dict[str, str]:
+    """Local node: the connector to chunkwise's loopback endpoint, then `setup_query_model`."""
+    from chunkwise.embed import get_embedder
+    from chunkwise.query_model import local_connector_body
+
+    spec = query_model_spec(embedder or get_embedder(settings.embedder))
+    connector = local_connector_body(spec, endpoint_url)
+    return setup_query_model(settings, connector, spec, client=client)

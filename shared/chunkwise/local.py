@@ -6,14 +6,17 @@
         (scripts/localstack.sh) unless OPENSEARCH_URL / AWS_ENDPOINT_URL name another
         stack; creates the versioned bucket, the ingest queue + DLQ (redrive after
         maxReceiveCount), the bucket notification for the input prefix, the index
-        generation, aliases and search pipeline; writes .local/chunkwise-local.json
+        generation, aliases and search pipeline; starts the loopback embedding
+        endpoint (chunkwise.embed_endpoint) and registers it as the cluster's query
+        model (ML Commons), the live generation's default search pipeline fusing
+        hybrid queries; writes .local/chunkwise-local.json
     chunkwise local run [--until-idle S] [--max-seconds S]
         polls the queue and calls the SAME handler as the ingest Lambda
         (functions/ingest/app.py) with SQS-shaped events; deletes only the messages
         the handler did not report as failed. Failed ones come back after the
         visibility timeout and end in the DLQ after maxReceiveCount receives.
     chunkwise local status        services, queue depths, live generation
-    chunkwise local down [--all]  stops what `up` started (--all: both services)
+    chunkwise local down [--all]  stops what `up` started (--all: every service)
     chunkwise local env           the environment of the stack, as `export` lines
 
     chunkwise ingest KEY...       reconcile these keys now (no queue)
@@ -100,6 +103,10 @@ class StackConfig:
     queue_url: str = ""
     dlq_url: str = ""
     live_index: str = ""
+    # The loopback embedding endpoint and the ML Commons model the cluster embeds
+    # `neural` queries with (empty: the cluster has no ML Commons, or a Bedrock embedder).
+    embed_url: str = ""
+    query_model_id: str = ""
     started: list[str] = field(default_factory=list)
 
     @property
@@ -283,6 +290,35 @@ def setup_index(cfg: StackConfig) -> dict[str, Any]:
     return info
 
 
+def setup_query_model(cfg: StackConfig) -> str:
+    """The cluster embeds queries itself: start the loopback endpoint with the local
+    model, register it in ML Commons and attach it to the live generation. Returns the
+    model id, or "" when the cluster or the embedder cannot (said why)."""
+    from chunkwise import embed_endpoint
+    from chunkwise.aws import (
+        has_ml_commons,
+        load_settings,
+        opensearch_client,
+        setup_local_query_model,
+    )
+
+    apply_env(cfg.env())
+    settings = load_settings()
+    client = opensearch_client(settings)
+    if not has_ml_commons(client):
+        _say("no ML Commons plugin on this cluster: neural queries need a query vector")
+        return ""
+    if settings.embedder.startswith("bedrock:"):
+        _say("Bedrock embedder: the cluster's connector must call Bedrock (see samdocs)")
+        return ""
+    cfg.embed_url, started = embed_endpoint.up()
+    if started and "embed-endpoint" not in cfg.started:
+        cfg.started.append("embed-endpoint")
+    info = setup_local_query_model(settings, cfg.embed_url, client=client)
+    cfg.query_model_id = info["query_model_id"]
+    return cfg.query_model_id
+
+
 def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
     if start:
         start_services(cfg)
@@ -300,6 +336,11 @@ def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
         f"{info['write_alias']}, {info['embedder']} {info['dimension']}d, "
         f"search pipeline {info['search_pipeline'] or 'client-side fusion'})"
     )
+    if setup_query_model(cfg):
+        _say(
+            f"query model {cfg.query_model_id} (the cluster embeds neural queries via "
+            f"{cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid by RRF"
+        )
     return cfg
 
 
@@ -566,7 +607,11 @@ def main_local(argv: Sequence[str]) -> int:
         return _status()
     if args.cmd == "down":
         cfg = load_state() or StackConfig()
-        which = ["localstack", "opensearch"] if args.all else list(cfg.started)
+        which = ["localstack", "opensearch", "embed-endpoint"] if args.all else list(cfg.started)
+        if "embed-endpoint" in which:
+            from chunkwise import embed_endpoint
+
+            embed_endpoint.down()
         if "localstack" in which:
             _script("scripts/localstack.sh", "down")
         if "opensearch" in which:

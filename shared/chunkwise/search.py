@@ -189,6 +189,54 @@ def hybrid_query(
     }
 
 
+def neural_clause(
+    query: str, k: int, filters: SearchFilters, model_id: str | None = None
+) -> dict[str, Any]:
+    """k-NN on ``embedding`` with the query embedded by the cluster (ML Commons, see
+    `chunkwise.query_model`). Without a model id, the generation's default search
+    pipeline fills in the model that serves it."""
+    inner: dict[str, Any] = {
+        "query_text": query,
+        "k": k,
+        "filter": {"bool": {"filter": filters.clauses()}},
+    }
+    if model_id:
+        inner["model_id"] = model_id
+    return {"neural": {"embedding": inner}}
+
+
+def neural_query(
+    query: str, k: int, filters: SearchFilters | None = None, *, model_id: str | None = None
+) -> dict[str, Any]:
+    f = filters or SearchFilters()
+    return {
+        "size": k,
+        "_source": {"excludes": SOURCE_EXCLUDES},
+        "query": neural_clause(query, k, f, model_id),
+    }
+
+
+def hybrid_text_query(
+    query: str,
+    k: int,
+    filters: SearchFilters | None = None,
+    *,
+    lang: str | None = None,
+    model_id: str | None = None,
+) -> dict[str, Any]:
+    """`hybrid_query` without a vector: the cluster embeds ``query`` for the k-NN part."""
+    f = filters or SearchFilters()
+    return {
+        "size": k,
+        "_source": {"excludes": SOURCE_EXCLUDES},
+        "query": {
+            "hybrid": {
+                "queries": [lexical_clause(query, lang, f), neural_clause(query, k, f, model_id)]
+            }
+        },
+    }
+
+
 def rrf_pipeline_body(rank_constant: int = RRF_K) -> dict[str, Any]:
     """Search pipeline fusing hybrid sub-queries by RRF (neural-search >= 2.19)."""
     return {

@@ -37,7 +37,9 @@ from chunkwise.search import (
     guess_query_lang,
     hits_from_response,
     hybrid_query,
+    hybrid_text_query,
     knn_query,
+    neural_query,
     normalization_pipeline_body,
     postprocess,
     rrf_pipeline_body,
@@ -46,6 +48,7 @@ from chunkwise.search import (
 log = logging.getLogger("chunkwise.search")
 
 Fusion = Literal["auto", "server", "client"]
+QueryEmbedding = Literal["client", "cluster"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,13 @@ class Searcher:
         index: str | None = None,
         candidates: int = 4,
         policy: RetryPolicy | None = None,
+        query_embedding: QueryEmbedding = "client",
+        query_model_id: str | None = None,
     ) -> None:
+        """``query_embedding="cluster"``: send the query text and let the cluster embed it
+        (ML Commons, `chunkwise.query_model`); the generation's default search pipeline
+        names the model and fuses the hybrid query, unless ``query_model_id`` is given.
+        The embedder then only says which languages the model reads."""
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
@@ -98,6 +107,8 @@ class Searcher:
         self.requested: Fusion = fusion
         self.candidates = max(1, candidates)
         self.policy = policy or RetryPolicy(attempts=3)
+        self.query_embedding: QueryEmbedding = query_embedding
+        self.query_model_id = query_model_id
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
         self._model_checked = False
@@ -134,6 +145,9 @@ class Searcher:
         window = k * self.candidates
         if not self.embedder_reads(qlang):
             return postprocess(self._lexical(query, window, f, qlang), k)
+        if self.query_embedding == "cluster":
+            # The generation's own query model embeds the text (chunkwise.query_model).
+            return postprocess(self._cluster_embedded(query, window, f, qlang), k)
         self.check_model()
         vector = self.embedder.embed_query(query)
         if self.fusion == "server":
@@ -179,4 +193,16 @@ class Searcher:
     ) -> list[Hit]:
         b = self._search(bm25_query(query, window, f, lang=lang))
         kn = self._search(knn_query(vector, window, f))
+        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"])
+
+    def _cluster_embedded(
+        self, query: str, window: int, f: SearchFilters, lang: str | None
+    ) -> list[Hit]:
+        """Same queries as the client-embedded path, with ``query_text`` for the k-NN part.
+        No pipeline is named: the generation's default pipeline (RRF, k=60) fuses."""
+        if self.fusion == "server":
+            body = hybrid_text_query(query, window, f, lang=lang, model_id=self.query_model_id)
+            return hits_from_response(self._search(body), "rrf-server")
+        b = self._search(bm25_query(query, window, f, lang=lang))
+        kn = self._search(neural_query(query, window, f, model_id=self.query_model_id))
         return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"])

@@ -1,0 +1,181 @@
+"""ML Commons over opensearch-py: connector, remote model, default search pipeline.
+
+Used at setup time only (the admin custom resource on AWS, `chunkwise local up`
+locally), never on the query path. Idempotent: the model's name is derived from the
+connector's content (`chunkwise.query_model.model_name`), so a second run finds the
+model of the first and only deploys it again if the cluster undeployed it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import Any
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import NotFoundError
+
+from chunkwise.errors import ChunkwiseError
+from chunkwise.index_opensearch import RetryPolicy, with_retries
+from chunkwise.query_model import (
+    QueryModelSpec,
+    attach_check,
+    default_pipeline_body,
+    model_name,
+    pipeline_name,
+    register_model_body,
+)
+
+log = logging.getLogger("chunkwise.query_model")
+
+ML = "/_plugins/_ml"
+
+
+class QueryModelError(ChunkwiseError):
+    """ML Commons refused or did not finish a setup step."""
+
+
+def _call(
+    client: OpenSearch, method: str, path: str, body: Any = None, policy: RetryPolicy | None = None
+) -> Any:
+    pol = policy or RetryPolicy(attempts=3)
+    return with_retries(
+        pol, f"{method} {path}", lambda: client.transport.perform_request(method, path, body=body)
+    )
+
+
+def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
+    """The registered model called ``name`` (its newest version), or None."""
+    body = {
+        "size": 1,
+        "query": {
+            "bool": {
+                "must": [{"term": {"name.keyword": name}}],
+                # Model chunks (weights of local models) are documents of the same index.
+                "must_not": [{"exists": {"field": "chunk_number"}}],
+            }
+        },
+        "sort": [{"created_time": {"order": "desc"}}],
+    }
+    try:
+        resp = _call(client, "POST", f"{ML}/models/_search", body)
+    except NotFoundError:  # no model registered yet: the ML index does not exist
+        return None
+    hits = resp.get("hits", {}).get("hits", [])
+    if not hits:
+        return None
+    return {"model_id": hits[0]["_id"], **hits[0]["_source"]}
+
+
+def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        task: dict[str, Any] = _call(client, "GET", f"{ML}/tasks/{task_id}")
+        state = str(task.get("state", ""))
+        if state == "COMPLETED":
+            return task
+        if state in ("FAILED", "COMPLETED_WITH_ERROR", "CANCELLED"):
+            raise QueryModelError(f"ML task {task_id} {state}: {task.get('error', task)}")
+        if time.monotonic() > deadline:
+            raise QueryModelError(f"ML task {task_id} still {state} after {timeout:.0f} s")
+        time.sleep(0.5)
+
+
+def _wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        model = _call(client, "GET", f"{ML}/models/{model_id}")
+        state = str(model.get("model_state", ""))
+        if state == "DEPLOYED":
+            return
+        if state == "DEPLOY_FAILED" or time.monotonic() > deadline:
+            raise QueryModelError(f"model {model_id} is {state or 'not deployed'}")
+        time.sleep(0.5)
+
+
+def deploy(client: OpenSearch, model_id: str, timeout: float = 120.0) -> None:
+    resp = _call(client, "POST", f"{ML}/models/{model_id}/_deploy")
+    if resp.get("task_id"):
+        _wait_task(client, str(resp["task_id"]), timeout)
+    _wait_deployed(client, model_id, timeout)
+
+
+def ensure_query_model(
+    client: OpenSearch,
+    prefix: str,
+    connector: dict[str, Any],
+    spec: QueryModelSpec,
+    *,
+    timeout: float = 120.0,
+) -> str:
+    """The id of a deployed remote model behind ``connector``; registered if missing."""
+    name = model_name(prefix, connector)
+    found = find_model(client, name)
+    if found is not None:
+        model_id = str(found["model_id"])
+        if found.get("model_state") != "DEPLOYED":
+            log.info("deploying query model %s (%s)", model_id, found.get("model_state"))
+            deploy(client, model_id, timeout)
+        return model_id
+    created = _call(client, "POST", f"{ML}/connectors/_create", connector)
+    connector_id = str(created["connector_id"])
+    resp = _call(
+        client,
+        "POST",
+        f"{ML}/models/_register?deploy=true",
+        register_model_body(name, connector_id, spec),
+    )
+    if resp.get("task_id"):
+        task = _wait_task(client, str(resp["task_id"]), timeout)
+        resp = {**task, **resp}
+    model_id = str(resp.get("model_id") or "")
+    if not model_id:
+        raise QueryModelError(f"registering {name} returned no model id: {resp}")
+    _wait_deployed(client, model_id, timeout)
+    log.info("query model %s registered and deployed (connector %s)", model_id, connector_id)
+    return model_id
+
+
+def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
+    """PUT the generation's default search pipeline (same body, same name: idempotent)."""
+    name = pipeline_name(model_id)
+    _call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
+    return name
+
+
+def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: QueryModelSpec) -> str:
+    """Record ``model_id`` in the generation's ``_meta`` and make its pipeline the index's
+    default. Refuses a model of another embedder (`chunkwise.query_model.attach_check`)."""
+    mapping = _call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
+    meta = dict(mapping.get("_meta", {}))
+    attach_check(meta, spec)
+    pipeline = ensure_default_pipeline(client, model_id)
+    if meta.get("query_model_id") != model_id:
+        meta["query_model_id"] = model_id
+        # _meta is replaced as a whole by a mapping update: send all of it.
+        _call(client, "PUT", f"/{index}/_mapping", {"_meta": meta})
+    _call(client, "PUT", f"/{index}/_settings", {"index.search.default_pipeline": pipeline})
+    return pipeline
+
+
+def generation_query_model(client: OpenSearch, index: str) -> str | None:
+    """The model id recorded for a generation (an index or the read alias), or None."""
+    resp = _call(client, "GET", f"/{index}/_mapping")
+    for mapping in resp.values():
+        found = mapping.get("mappings", {}).get("_meta", {}).get("query_model_id")
+        if found:
+            return str(found)
+    return None
+
+
+def delete_query_model(client: OpenSearch, model_id: str) -> None:
+    """Undeploy and delete a query model, its connector and its pipeline (throwaway
+    stacks; a live generation's model is kept by the setup, never deleted by it)."""
+    model = _call(client, "GET", f"{ML}/models/{model_id}")
+    _call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+    _call(client, "DELETE", f"{ML}/models/{model_id}")
+    if model.get("connector_id"):
+        _call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
+    with contextlib.suppress(NotFoundError):
+        _call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")

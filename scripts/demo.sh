@@ -5,7 +5,8 @@
 #     `chunkwise local up` (OPENSEARCH_URL / AWS_ENDPOINT_URL: use those instead)
 #  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown)
 #  3. runs the local runner (the ingest Lambda's own handler) until they are searchable
-#  4. asks a few questions and prints cited answers
+#  4. asks a few questions and prints cited answers, and asks one with curl straight
+#     to OpenSearch (the cluster embeds the question: ML Commons + loopback endpoint)
 #  5. uploads a revised document: only the new revision is returned
 #  6. deletes a document: it is gone from the results
 #  7. stops what it started (CHUNKWISE_DEMO_KEEP=1 leaves the stack running to explore)
@@ -35,7 +36,9 @@ $BIN/chunkwise local up --index-prefix "${CHUNKWISE_DEMO_INDEX:-chunks}" \
   --visibility-timeout 30 --max-receive-count 3
 
 $BIN/python - <<'PY'
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -138,6 +141,35 @@ for question, evidence in (
     out(f"   -> first hit holds the answer ({evidence!r})")
 ask("What does the Team plan cost per user?")
 ask("Was kostet der Schlafsack -5 °C in der Region Alpen?")
+
+out("\n== 4b/6 the same question asked with curl straight to OpenSearch (no chunkwise code)")
+if cfg.query_model_id:
+    question = "Wie oft muss der Einlassfilter geprüft werden?"
+    body = {
+        "size": 3,
+        "_source": ["source_key", "revision", "page_start", "start", "end", "body"],
+        "query": {"hybrid": {"queries": [
+            {"multi_match": {"query": question, "fields": ["text_de^2", "text_en", "text"]}},
+            {"neural": {"embedding": {"query_text": question, "k": 12}}},
+        ]}},
+    }
+    url = f"{cfg.opensearch_url}/{settings.names.read_alias}/_search"
+    payload = json.dumps(body, ensure_ascii=False)
+    out(f"   $ curl -s -XPOST {url} -H 'content-type: application/json' -d '{payload}'")
+    raw = subprocess.run(
+        ["curl", "-sS", "-XPOST", url, "-H", "content-type: application/json", "-d", payload],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    for i, hit in enumerate(json.loads(raw)["hits"]["hits"], 1):
+        src = hit["_source"]
+        body_text = " ".join(src["body"].split())[:160]
+        out(f"   {i}. {src['source_key']} @ {src['revision']}, p.{src.get('page_start')}, "
+            f"[{src['start']}, {src['end']})  score {hit['_score']:.4f}")
+        out(f"      \"{body_text}\"")
+    out("   (the cluster embedded the question itself: ML Commons model "
+        f"{cfg.query_model_id}, fused by the read alias' default search pipeline)")
+else:
+    out("   skipped: this cluster has no ML Commons query model (see chunkwise local up)")
 
 out("\n== 5/6 revised document: only the new revision is returned")
 manual = key("en/X17 pump manual.md")

@@ -1,10 +1,14 @@
 """Admin function: CloudFormation custom resource that sets up the index.
 
 Create/Update: index template, first generation with read/write aliases (only if
-no generation is live yet), search pipeline. Idempotent: re-running changes
-nothing that exists. Delete: keeps the data (indexes hold the audit trail) and
-reports success. Every invocation sends a response to CloudFormation, also on
-failure, so a stack never hangs waiting for it.
+no generation is live yet), search pipeline; then, on a managed domain, the query
+model: an ML Commons connector to the Bedrock model ingestion uses (signed with
+CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN), registered and deployed, recorded in the live
+generation's ``_meta.query_model_id`` and its default search pipeline, and returned
+as the ``QueryModelId`` attribute. Idempotent: re-running changes nothing that exists.
+Delete: keeps the data (indexes hold the audit trail) and reports success. Every
+invocation sends a response to CloudFormation, also on failure, so a stack never
+hangs waiting for it.
 
 ResourceProperties: ``IndexPrefix`` (optional, defaults to CHUNKWISE_INDEX_PREFIX),
 ``Generation`` (optional id of the first generation).
@@ -71,7 +75,18 @@ def handle(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if event["RequestType"] == "Delete":
         return physical_id, {}
     info = ensure_index(settings, generation=props.get("Generation") or None)
+    info.update(setup_query_model(settings))
     return physical_id, info
+
+
+def setup_query_model(settings: Settings) -> dict[str, Any]:
+    """The cluster's query model (managed domains only: no connector role, no model)."""
+    if not settings.query_connector_role_arn:
+        return {}
+    from chunkwise.aws import setup_bedrock_query_model
+
+    info = setup_bedrock_query_model(settings)
+    return {**info, "QueryModelId": info["query_model_id"]}
 
 
 @logger.inject_lambda_context

@@ -343,6 +343,45 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "OpenSearch unavailable" in sent[-1]["Reason"]
 
 
+def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from chunkwise import aws
+
+    role = "arn:aws:iam::123456789012:role/query-connector"
+    monkeypatch.setenv("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN", role)
+    mod = load("admin")
+    sent: list[dict[str, Any]] = []
+
+    class Resp:
+        status = 200
+
+        def __enter__(self) -> Resp:
+            return self
+
+        def __exit__(self, *a: object) -> None:
+            return None
+
+    def urlopen(req: Any, timeout: float) -> Resp:
+        sent.append(json.loads(req.data))
+        return Resp()
+
+    monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(aws, "ensure_index", lambda s, generation=None: {"live_index": "c-g1"})
+    roles: list[str] = []
+
+    def setup(s: Any) -> dict[str, str]:
+        roles.append(s.query_connector_role_arn)
+        return {"query_model_id": "m-1", "query_pipeline": "chunkwise-query-m-1"}
+
+    monkeypatch.setattr(aws, "setup_bedrock_query_model", setup)
+    out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
+    assert out["Status"] == "SUCCESS" and roles == [role]
+    # The stack output reads the QueryModelId attribute.
+    assert sent[-1]["Data"]["QueryModelId"] == "m-1"
+    assert sent[-1]["Data"]["query_pipeline"] == "chunkwise-query-m-1"
+
+
 def test_model_path_setting_points_the_tokenizer_at_a_layer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -409,6 +409,7 @@ def start_rechunk(
         embedder_name=emb.name,
         tokenizer_id=GenerationModel.of(emb).tokenizer,
     )
+    attach_query_model_to(settings, gen, emb, client)
     config = settings.pipeline_config()
     store = BotoObjectStore(config.bucket, s3_client)
     n = fan_out_rechunk(config, store, SqsQueue(settings.queue_url), gen)
@@ -461,19 +462,52 @@ def setup_query_model(
     *,
     client: OpenSearch | None = None,
 ) -> dict[str, str]:
-    """Register + deploy the remote model behind ``connector`` and attach it to the
-    live generation (``_meta.query_model_id``, ``index.search.default_pipeline``)."""
+    """Register + deploy the remote model behind ``connector`` and attach it to every
+    generation of its embedder (``_meta.query_model_id``, ``index.search.default_pipeline``).
+    A generation of another embedder is left alone: its queries need its own model,
+    attached when it was built (`attach_query_model_to`)."""
     from chunkwise.errors import ConfigError
     from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.query_model_opensearch import attach_query_model, ensure_query_model
+    from chunkwise.query_model import serves
+    from chunkwise.query_model_opensearch import (
+        attach_query_model,
+        ensure_query_model,
+        index_meta,
+    )
 
     client = client or opensearch_client(settings)
-    live = OpenSearchIndex(client, settings.names).live_generation()
+    ix = OpenSearchIndex(client, settings.names)
+    live = ix.live_generation()
     if live is None:
         raise ConfigError(f"no live generation under {settings.index_prefix}: run the index setup")
     model_id = ensure_query_model(client, settings.index_prefix, connector, spec)
-    pipeline = attach_query_model(client, live, model_id, spec)
-    return {"query_model_id": model_id, "query_pipeline": pipeline, "query_model_index": live}
+    pipeline = ""
+    attached = []
+    for index in (settings.names.index(g) for g in ix.generations()):
+        if serves(index_meta(client, index), spec):
+            pipeline = attach_query_model(client, index, model_id, spec)
+            attached.append(index)
+    return {
+        "query_model_id": model_id,
+        "query_pipeline": pipeline,
+        "query_model_index": live if live in attached else "",
+    }
+
+
+def attach_query_model_to(
+    settings: Settings, generation: str, embedder: Embedder, client: OpenSearch
+) -> str:
+    """A new generation gets the query model already registered for its embedder (by
+    the last admin run or `chunkwise local up`); returns its id, "" if there is none."""
+    from chunkwise.query_model_opensearch import attach_query_model, find_model_for
+
+    if not has_ml_commons(client):
+        return ""
+    spec = query_model_spec(embedder)
+    model_id = find_model_for(client, settings.index_prefix, spec)
+    if model_id:
+        attach_query_model(client, settings.names.index(generation), model_id, spec)
+    return model_id or ""
 
 
 def setup_bedrock_query_model(

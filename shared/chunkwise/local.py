@@ -253,9 +253,10 @@ def create_resources(cfg: StackConfig) -> None:
 
 
 def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
-    """Undo `create_resources` and `setup_index` for a throwaway stack (tests,
-    benchmarks): the bucket with every version, queue and DLQ, and the prefix's
-    indices and index templates. Best effort: returns what could not be removed."""
+    """Undo `create_resources`, `setup_index` and `setup_query_model` for a throwaway
+    stack (tests, benchmarks): the bucket with every version, queue and DLQ, the
+    prefix's query models, indices and index templates. Best effort: returns what
+    could not be removed."""
     failures: list[str] = []
     try:
         s3, sqs = _boto("s3", cfg), _boto("sqs", cfg)
@@ -271,6 +272,12 @@ def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
             sqs.delete_queue(QueueUrl=url)
     except Exception as exc:
         failures.append(f"S3/SQS: {exc}")
+    try:
+        from chunkwise.query_model_opensearch import delete_query_models
+
+        delete_query_models(opensearch, cfg.index_prefix)
+    except Exception as exc:
+        failures.append(f"query models: {exc}")
     try:
         opensearch.indices.delete(index=f"{cfg.index_prefix}-*")
         for template in opensearch.indices.get_index_template().get("index_templates", []):
@@ -290,10 +297,11 @@ def setup_index(cfg: StackConfig) -> dict[str, Any]:
     return info
 
 
-def setup_query_model(cfg: StackConfig) -> str:
+def setup_query_model(cfg: StackConfig, *, start: bool = True) -> str:
     """The cluster embeds queries itself: start the loopback endpoint with the local
-    model, register it in ML Commons and attach it to the live generation. Returns the
-    model id, or "" when the cluster or the embedder cannot (said why)."""
+    model (``start``; else use it if it answers), register it in ML Commons and attach
+    it to the live generation. Returns the model id, or "" when the cluster, the
+    embedder or the endpoint cannot (said why)."""
     from chunkwise import embed_endpoint
     from chunkwise.aws import (
         has_ml_commons,
@@ -310,6 +318,9 @@ def setup_query_model(cfg: StackConfig) -> str:
         return ""
     if settings.embedder.startswith("bedrock:"):
         _say("Bedrock embedder: the cluster's connector must call Bedrock (see samdocs)")
+        return ""
+    if not start and embed_endpoint.probe(embed_endpoint.endpoint_url()) is None:
+        _say(f"no embedding endpoint at {embed_endpoint.endpoint_url()}: no query model")
         return ""
     cfg.embed_url, started = embed_endpoint.up()
     if started and "embed-endpoint" not in cfg.started:
@@ -336,7 +347,7 @@ def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
         f"{info['write_alias']}, {info['embedder']} {info['dimension']}d, "
         f"search pipeline {info['search_pipeline'] or 'client-side fusion'})"
     )
-    if setup_query_model(cfg):
+    if setup_query_model(cfg, start=start):
         _say(
             f"query model {cfg.query_model_id} (the cluster embeds neural queries via "
             f"{cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid by RRF"

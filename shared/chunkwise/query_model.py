@@ -52,7 +52,7 @@ def _digest(body: dict[str, Any]) -> str:
 def model_name(prefix: str, connector: dict[str, Any]) -> str:
     """One name per index prefix and connector content: a changed endpoint, model or
     prefix is a different name (a new model), an unchanged one is found again."""
-    return f"{prefix}-query-{_digest(connector)}"
+    return f"{prefix}{MODEL_NAME_INFIX}{_digest(connector)}"
 
 
 def local_connector_body(spec: QueryModelSpec, endpoint_url: str) -> dict[str, Any]:
@@ -146,11 +146,31 @@ def bedrock_connector_body(
     }
 
 
+MODEL_NAME_INFIX = "-query-"
+
+
+def describe_spec(spec: QueryModelSpec) -> str:
+    """The model's description: the spec as JSON, so a later step (a new generation)
+    finds the model that serves its embedder without knowing the connector."""
+    return json.dumps(
+        {"embedder": spec.embedder, "dimension": spec.dimension, "query_prefix": spec.query_prefix},
+        sort_keys=True,
+    )
+
+
+def spec_of(description: str) -> QueryModelSpec | None:
+    try:
+        d = json.loads(description)
+        return QueryModelSpec(str(d["embedder"]), int(d["dimension"]), str(d["query_prefix"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def register_model_body(name: str, connector_id: str, spec: QueryModelSpec) -> dict[str, Any]:
     return {
         "name": name,
         "function_name": "remote",
-        "description": f"query embeddings for {spec.embedder} ({spec.dimension}d)",
+        "description": describe_spec(spec),
         "connector_id": connector_id,
     }
 
@@ -176,11 +196,17 @@ def default_pipeline_body(model_id: str, rank_constant: int = RRF_RANK_CONSTANT)
     }
 
 
-def attach_check(meta: dict[str, Any], spec: QueryModelSpec) -> None:
-    """A model may only serve a generation filled by the same embedder (one vector space)."""
+def serves(meta: dict[str, Any], spec: QueryModelSpec) -> bool:
+    """Does a generation with this ``_meta`` live in the model's vector space?"""
     embedder = str(meta.get("embedder", ""))
     dimension = int(meta.get("dimension", 0) or 0)
-    if embedder != spec.embedder or dimension != spec.dimension:
+    return embedder == spec.embedder and dimension == spec.dimension
+
+
+def attach_check(meta: dict[str, Any], spec: QueryModelSpec) -> None:
+    """A model may only serve a generation filled by the same embedder (one vector space)."""
+    if not serves(meta, spec):
+        embedder, dimension = meta.get("embedder", ""), meta.get("dimension", 0)
         raise ConfigError(
             f"the generation was embedded by {embedder!r} ({dimension}d), the query model "
             f"by {spec.embedder!r} ({spec.dimension}d): a model change needs a new generation "

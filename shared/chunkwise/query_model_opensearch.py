@@ -19,12 +19,14 @@ from opensearchpy.exceptions import NotFoundError
 from chunkwise.errors import ChunkwiseError
 from chunkwise.index_opensearch import RetryPolicy, with_retries
 from chunkwise.query_model import (
+    MODEL_NAME_INFIX,
     QueryModelSpec,
     attach_check,
     default_pipeline_body,
     model_name,
     pipeline_name,
     register_model_body,
+    spec_of,
 )
 
 log = logging.getLogger("chunkwise.query_model")
@@ -66,6 +68,32 @@ def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
     if not hits:
         return None
     return {"model_id": hits[0]["_id"], **hits[0]["_source"]}
+
+
+def _models_of(client: OpenSearch, prefix: str) -> list[dict[str, Any]]:
+    body = {
+        "size": 100,
+        "query": {"prefix": {"name.keyword": f"{prefix}{MODEL_NAME_INFIX}"}},
+        "sort": [{"created_time": {"order": "desc"}}],
+    }
+    try:
+        resp = _call(client, "POST", f"{ML}/models/_search", body)
+    except NotFoundError:
+        return []
+    return [{"model_id": h["_id"], **h["_source"]} for h in resp.get("hits", {}).get("hits", [])]
+
+
+def find_model_for(client: OpenSearch, prefix: str, spec: QueryModelSpec) -> str | None:
+    """The newest deployed model of this index prefix that serves ``spec``, or None."""
+    for model in _models_of(client, prefix):
+        if model.get("model_state") == "DEPLOYED" and spec_of(model.get("description", "")) == spec:
+            return str(model["model_id"])
+    return None
+
+
+def index_meta(client: OpenSearch, index: str) -> dict[str, Any]:
+    mapping = _call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
+    return dict(mapping.get("_meta", {}))
 
 
 def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
@@ -147,8 +175,7 @@ def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
 def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: QueryModelSpec) -> str:
     """Record ``model_id`` in the generation's ``_meta`` and make its pipeline the index's
     default. Refuses a model of another embedder (`chunkwise.query_model.attach_check`)."""
-    mapping = _call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
-    meta = dict(mapping.get("_meta", {}))
+    meta = index_meta(client, index)
     attach_check(meta, spec)
     pipeline = ensure_default_pipeline(client, model_id)
     if meta.get("query_model_id") != model_id:
@@ -179,3 +206,11 @@ def delete_query_model(client: OpenSearch, model_id: str) -> None:
         _call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
     with contextlib.suppress(NotFoundError):
         _call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")
+
+
+def delete_query_models(client: OpenSearch, prefix: str) -> int:
+    """Every query model of a throwaway index prefix; returns how many."""
+    models = _models_of(client, prefix)
+    for model in models:
+        delete_query_model(client, str(model["model_id"]))
+    return len(models)

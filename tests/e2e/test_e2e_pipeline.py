@@ -201,5 +201,10 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
     check = finish_rechunk(settings, gen)
     assert check.complete, (check.missing, check.extra)
     assert index.live_generation() == f"{stack.cfg.index_prefix}-{gen}" != old
+    # The new generation came with the stack's query model (same embedder).
+    from chunkwise.query_model_opensearch import generation_query_model
+
+    assert stack.cfg.query_model_id
+    assert generation_query_model(index.client, index.names.read_alias) == stack.cfg.query_model_id
     hits = hits_for(searcher, "maintenance", doc_id)
     assert hits and {h.revision for h in hits} == {rev}

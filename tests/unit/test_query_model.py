@@ -159,3 +159,13 @@ def test_query_prefix_of_an_embedder_without_one_is_empty() -> None:
 
     assert query_prefix(Plain()) == ""  # type: ignore[arg-type]
     assert query_prefix(_Encoder()) == "query: "  # type: ignore[arg-type]
+
+
+def test_a_registered_model_says_which_embedder_it_serves() -> None:
+    from chunkwise.query_model import register_model_body, serves, spec_of
+
+    body = register_model_body("chunks-query-abc", "conn-1", E5)
+    assert spec_of(body["description"]) == E5
+    assert spec_of("registered by hand") is None
+    assert serves({"embedder": E5.embedder, "dimension": 384}, E5)
+    assert not serves({"embedder": E5.embedder, "dimension": 1024}, E5)

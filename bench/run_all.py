@@ -30,6 +30,7 @@ STEPS: list[tuple[str, list[str], bool]] = [
     ("throughput", ["bench.throughput", "--sizes", "1,10,20", "--others-max-mb", "20"], False),
     ("extract_pdf", ["bench.extract_pdf"], False),
     ("index_search", ["bench.index_search"], True),
+    ("query_paths", ["bench.query_paths"], True),
 ]
 
 

@@ -121,7 +121,7 @@ build() {
         return 0
     fi
     command -v mvn >/dev/null 2>&1 || die "mvn (Maven 3) is needed to assemble the node from Maven Central"
-    say "assembling OpenSearch from Maven Central (first run downloads ~30 MB into ~/.m2)..."
+    say "assembling OpenSearch from Maven Central (first run downloads ~400 MB into ~/.m2, 363 MB of it ML Commons)..."
     rm -rf "$NODE_HOME" "$CDS_ARCHIVE"
     local t0=$SECONDS
     # shellcheck disable=SC2086  # word splitting of OPENSEARCH_MVN_ARGS is intended

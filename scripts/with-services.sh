@@ -11,7 +11,7 @@ stop_all() {
     echo "with-services: stopping $svc" >&2
     case "$svc" in
       opensearch) env -u OPENSEARCH_URL bash tools/opensearch/opensearch.sh down || true ;;
-      localstack) bash scripts/localstack.sh down || true ;;
+      localstack) env -u AWS_ENDPOINT_URL bash scripts/localstack.sh down || true ;;
       embed-endpoint) .venv/bin/python -m chunkwise.embed_endpoint down || true ;;
     esac
   done
@@ -20,6 +20,7 @@ trap stop_all EXIT
 
 if [[ -z "${OPENSEARCH_URL:-}" ]] && bash tools/opensearch/opensearch.sh status >/dev/null 2>&1; then
   echo "with-services: OpenSearch already running; using it and leaving it running" >&2
+  export OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT:-9200}"
 elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
   echo "with-services: starting OpenSearch" >&2
   bash tools/opensearch/opensearch.sh up || { echo "with-services: OpenSearch failed to start" >&2; exit 1; }
@@ -29,10 +30,13 @@ elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
 fi
 if [[ -z "${AWS_ENDPOINT_URL:-}" ]] && bash scripts/localstack.sh status >/dev/null 2>&1; then
   echo "with-services: S3/SQS emulator already running; using it and leaving it running" >&2
+  export AWS_ENDPOINT_URL="http://127.0.0.1:${LOCALSTACK_PORT:-4566}"
 elif [[ -z "${AWS_ENDPOINT_URL:-}" ]]; then
   echo "with-services: starting LocalStack" >&2
   bash scripts/localstack.sh up || { echo "with-services: LocalStack failed to start" >&2; exit 1; }
   started+=(localstack)
+  # As for OpenSearch: tests find the emulator we started on LOCALSTACK_PORT.
+  export AWS_ENDPOINT_URL="http://127.0.0.1:${LOCALSTACK_PORT:-4566}"
 fi
 # The loopback embedding endpoint the local node's ML Commons connector calls (the
 # cluster embeds `neural` queries with chunkwise's local model).

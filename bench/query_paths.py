@@ -14,7 +14,8 @@ bench/eval/questions.jsonl both ways:
 
 and the same for the vector retriever alone (``knn`` vector vs ``neural`` text). Counts
 the questions whose top k (key, revision, chunk) lists are identical, and the latency of
-each path (p50/p95, the client path including its query embedding). No tuning happens
+each path (p50/p95, the client path including its query embedding), and the first query
+of a fresh process on each path (what a cold query function pays). No tuning happens
 here: both paths run the configuration as it is.
 
 Writes bench/results/query_paths.md.
@@ -26,6 +27,7 @@ import argparse
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -76,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench.query_paths")
     p.add_argument("--url", default=os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200"))
     p.add_argument("--k", type=int, default=10)
+    p.add_argument("--runs", type=int, default=5, help="fresh processes per first-query path")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "query_paths.md")
     args = p.parse_args(argv)
 
@@ -97,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         info = setup_local_query_model(settings, url, client=client, embedder=emb)
         rows = _compare(client, emb, names, questions, args.k)
+        rows["first"] = {
+            mode: [_first_query_ms(mode, args.url, names.prefix) for _ in range(args.runs)]
+            for mode in ("client", "cluster")
+        }
     finally:
         delete_query_models(client, names.prefix)
         ix = OpenSearchIndex(client, names)
@@ -105,6 +112,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         client.indices.delete_index_template(name=template_name(names), ignore=[404])
     _write(args.out, rows, args.k, len(questions), stats, info["query_model_id"])
     return 0
+
+
+FIRST_QUERY = """
+import sys, time
+t0 = time.perf_counter()
+from chunkwise.embed import get_embedder
+from chunkwise.index import IndexNames
+from chunkwise.index_opensearch import connect
+from chunkwise.search_opensearch import Searcher
+s = Searcher(connect(sys.argv[1]), get_embedder("local"), IndexNames(sys.argv[2]),
+             fusion="server", query_embedding=sys.argv[3])
+hits = s.search("How often must the inlet filter be checked?", 5)
+assert hits
+print(1000 * (time.perf_counter() - t0))
+"""
+
+
+def _first_query_ms(mode: str, url: str, prefix: str) -> float:
+    """A cold query process: imports, searcher, first search (client: + model load)."""
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_QUERY, url, prefix, mode],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
+    return float(out.strip().splitlines()[-1])
 
 
 def _compare(client: Any, emb: Any, names: Any, questions: Sequence[Any], k: int) -> dict[str, Any]:
@@ -166,6 +200,21 @@ def _write(
     ]
     for path, values in rows["ms"].items():
         lines.append(f"| {path} | {_pct(values, 50):.1f} | {_pct(values, 95):.1f} |")
+    first = rows["first"]
+    runs = len(first["client"])
+    lines += [
+        "",
+        f"First query of a fresh process (imports, searcher, first search; median of {runs}"
+        " runs, ms): the client path loads the local model's weights to embed the query,",
+        "the cluster path never loads them.",
+        "",
+        "| path | median | min | max |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for path, values in first.items():
+        lines.append(
+            f"| {path} | {statistics.median(values):.0f} | {min(values):.0f} | {max(values):.0f} |"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

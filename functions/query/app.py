@@ -88,8 +88,13 @@ def get_searcher() -> Searcher:
         from chunkwise.embed import get_embedder
         from chunkwise.search_opensearch import Searcher
 
+        # With query_embedding "cluster" the embedder only says which languages the
+        # model reads; the query vector comes from the cluster's query model.
         _SEARCHER = Searcher(
-            opensearch_client(SETTINGS), get_embedder(SETTINGS.embedder), SETTINGS.names
+            opensearch_client(SETTINGS),
+            get_embedder(SETTINGS.embedder),
+            SETTINGS.names,
+            query_embedding=SETTINGS.query_embedding,
         )
     return _SEARCHER
 

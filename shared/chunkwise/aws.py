@@ -171,6 +171,9 @@ class Settings(BaseSettings):
     )
     # The IAM role OpenSearch assumes to call Bedrock for query embeddings (admin only).
     query_connector_role_arn: str = ""
+    # Query function: "client" embeds the query and sends the vector; "cluster" sends
+    # the text and the generation's query model embeds it (chunkwise.query_model).
+    query_embedding: Literal["client", "cluster"] = "client"
 
     def pipeline_config(self) -> PipelineConfig:
         return build_config(

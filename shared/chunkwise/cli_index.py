@@ -158,6 +158,12 @@ def _search_parser() -> argparse.ArgumentParser:
         default="auto",
         help="RRF in the search pipeline (server), in chunkwise (client), or server when present",
     )
+    p.add_argument(
+        "--query-embedding",
+        choices=["client", "cluster"],
+        default="client",
+        help="cluster: send the text, the cluster's query model embeds it (ML Commons)",
+    )
     _common(p)
     return p
 
@@ -181,6 +187,7 @@ def main_search(argv: list[str]) -> int:
             get_embedder(args.embedder),
             IndexNames(args.prefix),
             fusion=args.fusion,
+            query_embedding=args.query_embedding,
         )
         filters = SearchFilters(
             doc_ids=tuple(args.doc),

@@ -160,3 +160,23 @@ def test_a_generation_of_another_model_is_refused_before_any_vector_query(
     with pytest.raises(GenerationError, match=r"chunks-g1 was built with the model .* fake"):
         s.search("q", k=2)
     assert client.searches == []  # nothing was queried against the wrong vector space
+
+
+class _NoQueryVectors(_FakeEmbedder):
+    def embed_query(self, text: str) -> list[float]:
+        raise AssertionError("the cluster embeds the query: no vector may be computed here")
+
+
+@pytest.mark.parametrize(("plugins", "requests"), [(["opensearch-neural-search"], 1), ([], 2)])
+def test_cluster_embedding_sends_the_text_and_names_no_pipeline(
+    plugins: list[str], requests: int
+) -> None:
+    client = _Client(plugins)
+    s = Searcher(client, _NoQueryVectors(), query_embedding="cluster")  # type: ignore[arg-type]
+    hits = s.search("Einlassfilter", k=2)
+    assert len(hits) == 2 and len(client.searches) == requests
+    neural = [str(body) for body, _ in client.searches if "neural" in str(body)]
+    assert len(neural) == 1 and "'query_text': 'Einlassfilter'" in neural[0]
+    assert "vector" not in neural[0]
+    # The generation's default search pipeline fuses and names the model.
+    assert all("search_pipeline" not in params for _, params in client.searches)

@@ -504,7 +504,8 @@ def attach_query_model_to(
     the last admin run or `chunkwise local up`); returns its id, "" if there is none."""
     from chunkwise.query_model_opensearch import attach_query_model, find_model_for
 
-    if not has_ml_commons(client):
+    # Serverless collections have no ML Commons connectors.
+    if settings.opensearch_auth == "sigv4-aoss" or not has_ml_commons(client):
         return ""
     spec = query_model_spec(embedder)
     model_id = find_model_for(client, settings.index_prefix, spec)

@@ -169,3 +169,14 @@ def test_a_registered_model_says_which_embedder_it_serves() -> None:
     assert spec_of("registered by hand") is None
     assert serves({"embedder": E5.embedder, "dimension": 384}, E5)
     assert not serves({"embedder": E5.embedder, "dimension": 1024}, E5)
+
+
+def test_a_serverless_collection_gets_no_query_model_on_rechunk() -> None:
+    from chunkwise.aws import Settings, attach_query_model_to
+
+    class NoCalls:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"serverless: no {name} call expected")
+
+    settings = Settings(opensearch_auth="sigv4-aoss", index_prefix="chunks")
+    assert attach_query_model_to(settings, "g2", _Encoder(), NoCalls()) == ""  # type: ignore[arg-type]

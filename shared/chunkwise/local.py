@@ -653,6 +653,13 @@ def _status() -> int:
         rc = 1
     if _script("scripts/localstack.sh", "status") != 0:
         rc = 1
+    from chunkwise import embed_endpoint
+
+    url = (cfg.embed_url if cfg else "") or embed_endpoint.endpoint_url()
+    info = embed_endpoint.probe(url)
+    _say(f"embedding endpoint {url}: {info['model'] if info else 'not answering'}")
+    if cfg is not None and cfg.query_model_id:
+        _say(f"query model (ML Commons): {cfg.query_model_id}")
     if cfg is None:
         _say("no stack state yet (run `chunkwise local up`)")
         return 1

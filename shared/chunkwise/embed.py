@@ -118,10 +118,11 @@ class Embedder(Protocol):
         ...
 
 
-def query_prefix(embedder: Embedder) -> str:
+def query_prefix(embedder: object) -> str:
     """The text a model expects in front of a search query ("query: " for E5 models,
-    "" for the others). Whoever embeds a query for this model (chunkwise itself, or the
-    cluster through an ML Commons connector) adds exactly this, so both give one vector."""
+    "" for the others), from the model's spec. `embed_query` adds it; the cluster's
+    query connector declares it (chunkwise.query_model), and the loopback endpoint
+    refuses a connector whose prefix is not the model's."""
     return str(getattr(embedder, "query_prefix", ""))
 
 
@@ -444,14 +445,9 @@ class MiniLMEmbedder:
             return self._encoder_tok, self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.encode(texts)
 
-    def encode(self, texts: Sequence[str]) -> list[list[float]]:
-        """The model's vectors for exactly these texts (no prefix added): what `embed`
-        and `embed_query` run after adding their prefixes, and what the loopback
-        endpoint serves to the cluster's connector, which sends the prefix itself."""
         if isinstance(texts, str):
-            raise TypeError("encode() takes a sequence of texts, not a str")
+            raise TypeError("embed() takes a sequence of texts, not a str")
         if not texts:
             return []
         tok, model = self._load()
@@ -486,7 +482,7 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        return self.encode([self.query_prefix + text])[0]
+        return self.embed([text])[0]
 
 
 # --------------------------------------------------------------------------- factory

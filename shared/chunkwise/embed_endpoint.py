@@ -8,10 +8,12 @@ the local node's connector calls it (samdocs/query-from-any-client.md):
     POST /embed   {"texts": ["..."], "prefix": "query: "}
                -> {"model": NAME, "dimension": N, "embeddings": [[...], ...]}
 
-The connector sends the model's query prefix itself (its request template carries the
-prefix of the model spec); the endpoint embeds ``prefix + text`` with the model's raw
-``encode``, which is what `Embedder.embed_query` runs, so the cluster and chunkwise get
-the same vector.
+Each text is embedded by the model's own query path, `Embedder.embed_query`, which
+adds the model's query prefix ("query: " for E5 models): the very call chunkwise makes
+for a query, so the cluster and chunkwise get the same vector. The connector's request
+template declares the prefix it was built for (from the model spec); a request whose
+prefix is not the served model's is refused, so a connector left over from another
+model cannot quietly put queries into the wrong vector space.
 
 Why the standard library's ``http.server``: this listens on the loopback interface only,
 for one client (the local node) sending one short request per query; a threading server
@@ -57,8 +59,8 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 @runtime_checkable
-class RawEncoder(Protocol):
-    """A local model that can embed texts exactly as given (no prefix added)."""
+class QueryEncoder(Protocol):
+    """What the endpoint needs of a model: its name, size and query path."""
 
     @property
     def name(self) -> str: ...
@@ -66,23 +68,19 @@ class RawEncoder(Protocol):
     @property
     def dimension(self) -> int: ...
 
-    @property
-    def query_prefix(self) -> str: ...
-
-    def encode(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed_query(self, text: str) -> list[float]: ...
 
 
-def local_encoder(spec: str) -> RawEncoder:
+def local_encoder(spec: str) -> QueryEncoder:
     """The configured embedder, if it is a local model this endpoint can serve."""
     from chunkwise.embed import get_embedder
 
-    embedder = get_embedder(spec)
-    if not isinstance(embedder, RawEncoder):
+    if spec.startswith("bedrock:"):
         raise ConfigError(
             f"embedder {spec!r} is not a local model: the loopback endpoint serves local "
             "models only (a Bedrock model is called by the cluster's Bedrock connector)"
         )
-    return embedder
+    return get_embedder(spec)
 
 
 # --------------------------------------------------------------------------- requests
@@ -111,20 +109,28 @@ def parse_embed_request(body: bytes) -> tuple[str, list[str]]:
     return prefix, texts
 
 
-def describe(encoder: RawEncoder) -> dict[str, Any]:
+def describe(encoder: QueryEncoder) -> dict[str, Any]:
+    from chunkwise.embed import query_prefix
+
     return {
         "model": encoder.name,
         "dimension": encoder.dimension,
-        "query_prefix": encoder.query_prefix,
+        "query_prefix": query_prefix(encoder),
     }
 
 
-def embed_response(encoder: RawEncoder, prefix: str, texts: Sequence[str]) -> dict[str, Any]:
-    vectors = encoder.encode([prefix + t for t in texts])
-    return {**describe(encoder), "embeddings": vectors}
+def embed_response(encoder: QueryEncoder, prefix: str, texts: Sequence[str]) -> dict[str, Any]:
+    """The model's query vectors; refuses a connector built for another prefix."""
+    info = describe(encoder)
+    if prefix != info["query_prefix"]:
+        raise BadRequest(
+            f"the connector sends query prefix {prefix!r}, {encoder.name} expects "
+            f"{info['query_prefix']!r}: re-run the query model setup (chunkwise local up)"
+        )
+    return {**info, "embeddings": [encoder.embed_query(t) for t in texts]}
 
 
-def _handler_class(encoder: RawEncoder) -> type[BaseHTTPRequestHandler]:
+def _handler_class(encoder: QueryEncoder) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "chunkwise-embed/1"
 
@@ -152,10 +158,11 @@ def _handler_class(encoder: RawEncoder) -> type[BaseHTTPRequestHandler]:
                 return
             try:
                 prefix, texts = parse_embed_request(self.rfile.read(length))
+                payload = embed_response(encoder, prefix, texts)
             except BadRequest as exc:
                 self._send(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
                 return
-            self._send(HTTPStatus.OK, embed_response(encoder, prefix, texts))
+            self._send(HTTPStatus.OK, payload)
 
         def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write(f"embed-endpoint: {self.address_string()} {format % args}\n")
@@ -180,7 +187,7 @@ class RunningEndpoint:
         self.thread.join(timeout=10)
 
 
-def start_in_thread(encoder: RawEncoder, port: int = 0) -> RunningEndpoint:
+def start_in_thread(encoder: QueryEncoder, port: int = 0) -> RunningEndpoint:
     """Serve ``encoder`` on 127.0.0.1:``port`` (0: any free port) from a daemon thread."""
     server = ThreadingHTTPServer((HOST, port), _handler_class(encoder))
     server.daemon_threads = True
@@ -297,7 +304,7 @@ def serve(port: int) -> None:
     from chunkwise.aws import load_settings
 
     encoder = local_encoder(load_settings(need_bucket=False).embedder)
-    encoder.encode(["warm up"])  # weights loaded before the port opens
+    encoder.embed_query("warm up")  # weights loaded before the port opens
     running = start_in_thread(encoder, port)
     _say(f"serving {encoder.name} on {running.url}")
     stop = threading.Event()

@@ -10,8 +10,9 @@ that filled the generation, with the same options and the same query prefix:
   ``input_type: search_query``, which is what `CohereMultilingualV3Embedder.embed_query`
   sends), signed with an IAM role the domain assumes.
 - Local: chunkwise's loopback endpoint (`chunkwise.embed_endpoint`) serving the local
-  model; the request template sends the model's query prefix (``"query: "`` for E5
-  models) in front of the text, as `Embedder.embed_query` does.
+  model through `Embedder.embed_query`, which adds the model's query prefix
+  (``"query: "`` for E5 models); the request template declares that prefix (from the
+  model spec) and the endpoint refuses any other, so a stale connector fails loudly.
 
 Every generation records the model id that serves its queries (``_meta.query_model_id``)
 and gets a default search pipeline (``index.search.default_pipeline``) that fills in that
@@ -56,7 +57,8 @@ def model_name(prefix: str, connector: dict[str, Any]) -> str:
 
 
 def local_connector_body(spec: QueryModelSpec, endpoint_url: str) -> dict[str, Any]:
-    """Connector to the loopback endpoint; its request template adds the query prefix."""
+    """Connector to the loopback endpoint; its request template declares the query
+    prefix it was built for (the endpoint checks it against the served model)."""
     if not endpoint_url.startswith("http://127.0.0.1:"):
         raise ConfigError(f"the local connector only calls 127.0.0.1, not {endpoint_url!r}")
     return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,8 +20,8 @@ class _Encoder:
     dimension = 2
     query_prefix = "query: "
 
-    def encode(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[float(len(t)), 0.5] for t in texts]
+    def embed_query(self, text: str) -> list[float]:
+        return [float(len(self.query_prefix + text)), 0.5]
 
 
 @pytest.fixture()
@@ -58,5 +58,7 @@ def test_it_embeds_what_the_connector_sends(endpoint: RunningEndpoint) -> None:
 def test_it_refuses_bad_requests(endpoint: RunningEndpoint) -> None:
     assert _post(endpoint.url + "/embed", b'{"texts": []}')[0] == 400
     assert _post(endpoint.url + "/embed", b"{")[0] == 400
+    wrong_prefix = _post(endpoint.url + "/embed", b'{"texts": ["a"], "prefix": ""}')
+    assert wrong_prefix[0] == 400 and "expects 'query: '" in wrong_prefix[1]["error"]
     assert _post(endpoint.url + "/other", b'{"texts": ["a"]}')[0] == 404
     assert endpoint.url.startswith("http://127.0.0.1:")

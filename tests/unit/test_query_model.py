@@ -130,18 +130,23 @@ class _Encoder:
     def __init__(self) -> None:
         self.seen: list[str] = []
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        self.seen.extend(texts)
-        return [[float(len(t)), 1.0] for t in texts]
+    def embed_query(self, text: str) -> list[float]:
+        self.seen.append(text)
+        return [float(len(self.query_prefix + text)), 1.0]
 
 
-def test_endpoint_embeds_prefix_plus_text() -> None:
+def test_endpoint_answers_with_the_model_query_vectors() -> None:
     enc = _Encoder()
     prefix, texts = parse_embed_request(b'{"texts": ["a", "bc"], "prefix": "query: "}')
     out = embed_response(enc, prefix, texts)
-    assert enc.seen == ["query: a", "query: bc"]
+    assert enc.seen == ["a", "bc"]  # embed_query adds the prefix itself
     assert out["embeddings"] == [[8.0, 1.0], [9.0, 1.0]]
     assert out["model"] == "fake" and out["query_prefix"] == "query: "
+
+
+def test_endpoint_refuses_a_connector_built_for_another_prefix() -> None:
+    with pytest.raises(BadRequest, match="expects 'query: '"):
+        embed_response(_Encoder(), "", ["a"])
 
 
 @pytest.mark.parametrize(
@@ -157,8 +162,8 @@ def test_query_prefix_of_an_embedder_without_one_is_empty() -> None:
     class Plain:
         pass
 
-    assert query_prefix(Plain()) == ""  # type: ignore[arg-type]
-    assert query_prefix(_Encoder()) == "query: "  # type: ignore[arg-type]
+    assert query_prefix(Plain()) == ""
+    assert query_prefix(_Encoder()) == "query: "
 
 
 def test_a_registered_model_says_which_embedder_it_serves() -> None:

@@ -106,6 +106,18 @@ def test_plugins_include_knn_and_neural_search(os_http: OsHttp) -> None:
     plugins = _plugins(os_http)
     assert "opensearch-knn" in plugins, plugins
     assert "opensearch-neural-search" in plugins, plugins
+    # ML Commons (remote models for neural queries with query_text) and what it extends.
+    assert {"opensearch-ml", "opensearch-job-scheduler"} <= plugins, plugins
+
+
+def test_ml_commons_trusts_only_loopback_connectors(os_http: OsHttp) -> None:
+    if os_http("GET", "/")["name"] != "chunkwise-local":
+        pytest.skip("settings of the local node (tools/opensearch/opensearch.sh) only")
+    flat = os_http("GET", "/_cluster/settings?include_defaults=true&flat_settings=true")
+    merged = {**flat["defaults"], **flat["persistent"], **flat["transient"]}
+    trusted = merged["plugins.ml_commons.trusted_connector_endpoints_regex"]
+    assert trusted == ["^http://127\\.0\\.0\\.1:[0-9]+/.*$"], trusted
+    assert merged["plugins.ml_commons.connector.private_ip_enabled"] == "true"
 
 
 def test_a_node_has_the_ingest_role(os_http: OsHttp) -> None:

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from chunkwise.cli import parse_args
 from chunkwise.errors import ConfigError
@@ -58,7 +58,6 @@ MAX_TEXTS = 256
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
-@runtime_checkable
 class QueryEncoder(Protocol):
     """What the endpoint needs of a model: its name, size and query path."""
 

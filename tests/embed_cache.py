@@ -48,6 +48,8 @@ class CachedEmbedder:
     max_tokens = property(lambda self: self.inner.max_tokens)
     batch_size = property(lambda self: self.inner.batch_size)
     languages = property(lambda self: self.inner.languages)
+    # The model spec's query prefix: the cluster's query connector declares it.
+    query_prefix = property(lambda self: getattr(self.inner, "query_prefix", ""))
 
     def token_counter(self) -> Any:
         return self.inner.token_counter()

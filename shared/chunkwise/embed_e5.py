@@ -107,6 +107,12 @@ class E5Embedder:
         return E5_SMALL.model_id
 
     @property
+    def query_prefix(self) -> str:
+        """What `embed_query` puts before a query (the engine adds it): the cluster's
+        query connector declares it (chunkwise.query_model)."""
+        return E5_SMALL.query_prefix
+
+    @property
     def tokenizer_id(self) -> str:
         return self.token_counter().tokenizer_id
 

@@ -1,0 +1,289 @@
+"""Real-document benchmark: chunkwise vs a plain pypdf + 1,000-character baseline.
+
+    python -m bench.realdocs [--set dev|heldout] [--tools chunkwise,baseline,pymupdf4llm]
+                             [--docs NAME,...] [--write]
+
+Documents come from pinned Debian packages (bench/realdocs/fetch.py, run first
+if they are missing). Labels are JSONL under bench/realdocs/labels/: `dev.jsonl`
+is what extraction is tuned on, `heldout.jsonl` (other pages of the same
+documents, and documents of their own) is evaluated only to report.
+
+Per document and tool: table, prose and heading fact pass rates, word
+integrity against `pdftotext -raw`, glued tokens, extraction time and peak
+RSS (each extraction in a fresh process). chunkwise's text is chunked with
+chunkwise's chunker; the baseline's with fixed 1,000-character windows;
+pymupdf4llm's Markdown (a comparison only, AGPL, in its own venv under
+.local/pymupdf-venv) with chunkwise's chunker, so that extraction is compared.
+`--write` stores bench/results/realdocs[-heldout].md and .json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chunkwise.baselines import fixed_size_spans
+from chunkwise.chunk import chunk_text
+
+from . import fetch
+from .metrics import (
+    View,
+    glued_tokens,
+    heading_fact,
+    prose_fact,
+    reference_words,
+    table_fact,
+    word_integrity,
+)
+
+ROOT = fetch.ROOT
+LABELS = Path(__file__).resolve().parent / "labels"
+RESULTS = ROOT / "bench" / "results"
+PYMUPDF_PYTHON = ROOT / ".local" / "pymupdf-venv" / "bin" / "python"
+CHILD = Path(__file__).resolve().parent / "child.py"
+TOOLS = ("chunkwise", "baseline", "pymupdf4llm")
+KINDS = ("table", "prose", "heading")
+
+
+@dataclass
+class Score:
+    doc: str
+    tool: str
+    lang: str
+    pages: int = 0
+    seconds: float = 0.0
+    rss_mib: float = 0.0
+    passed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    total: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    integrity: float | None = None
+    glued: int | None = None
+    failed: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def load_labels(name: str) -> dict[str, list[dict[str, Any]]]:
+    by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    with (LABELS / f"{name}.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                fact = json.loads(line)
+                by_doc[fact["doc"]].append(fact)
+    return by_doc
+
+
+def run_child(tool: str, path: Path, source: Path) -> dict[str, Any]:
+    python = str(PYMUPDF_PYTHON) if tool == "pymupdf4llm" else sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        env = dict(os.environ, PYTHONPATH=str(source))
+        proc = subprocess.run(
+            [python, str(CHILD), tool, str(path), str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
+        record: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        return record
+
+
+def views_for(tool: str, text: str, lang: str) -> list[View]:
+    if tool == "baseline":
+        return [View(text[s:e]) for s, e in fixed_size_spans(text, 1000)]
+    return [View(c.text, tuple(c.heading_path)) for c in chunk_text(text, lang)]
+
+
+def pdftotext_raw(path: Path) -> str:
+    proc = subprocess.run(
+        ["pdftotext", "-raw", "-enc", "UTF-8", str(path), "-"],
+        capture_output=True,
+        check=True,
+    )
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def check(fact: dict[str, Any], text: str, views: list[View]) -> bool:
+    kind = fact["kind"]
+    if kind == "table":
+        return table_fact(views, fact["cell"], fact["column"], fact["row"])
+    if kind == "prose":
+        return prose_fact(text, fact["snippet"])
+    return heading_fact(views, fact["snippet"], fact["heading"])
+
+
+def describe(fact: dict[str, Any]) -> str:
+    where = f"p{fact.get('page', '?')} {fact['kind']}"
+    if fact["kind"] == "table":
+        return f"{where}: {fact['row']} / {fact['column']} = {fact['cell']}"
+    if fact["kind"] == "heading":
+        return f"{where}: {fact['heading']} <- {fact['snippet'][:40]}"
+    return f"{where}: {fact['snippet'][:60]}"
+
+
+def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: Path) -> Score:
+    result = Score(doc.name, tool, doc.lang)
+    path = fetch.resolve(doc)
+    try:
+        record = run_child(tool, path, source)
+    except RuntimeError as exc:
+        result.error = str(exc)
+        return result
+    text = str(record["text"])
+    result.pages, result.seconds, result.rss_mib = (
+        int(record["pages"]),
+        float(record["seconds"]),
+        float(record["rss_mib"]),
+    )
+    views = views_for(tool, text, doc.lang)
+    for fact in facts:
+        result.total[fact["kind"]] += 1
+        if check(fact, text, views):
+            result.passed[fact["kind"]] += 1
+        else:
+            result.failed.append(describe(fact))
+    if path.suffix.lower() == ".pdf":
+        reference = reference_words(pdftotext_raw(path))
+        result.integrity = word_integrity(reference, text)
+        result.glued = len(glued_tokens(reference, text))
+    return result
+
+
+def _rate(passed: int, total: int) -> str:
+    return f"{100 * passed / total:.0f} % ({passed}/{total})" if total else "-"
+
+
+def table_md(scores: list[Score]) -> list[str]:
+    lines = [
+        "| document | tool | tables | prose | headings | word integrity | glued | pages "
+        "| seconds | peak MiB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for s in scores:
+        if s.error:
+            lines.append(f"| {s.doc} | {s.tool} | error: {s.error[:60]} |||||||| |")
+            continue
+        integrity = f"{100 * s.integrity:.1f} %" if s.integrity is not None else "-"
+        glued = str(s.glued) if s.glued is not None else "-"
+        cells = [_rate(s.passed[k], s.total[k]) for k in KINDS]
+        lines.append(
+            f"| {s.doc} | {s.tool} | {' | '.join(cells)} | {integrity} | {glued} | {s.pages} "
+            f"| {s.seconds:.1f} | {s.rss_mib:.0f} |"
+        )
+    return lines
+
+
+def summary_md(scores: list[Score]) -> list[str]:
+    lines = [
+        "| language | tool | tables | prose | headings | min word integrity (PDF) "
+        "| glued per 10 pages (PDF) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
+    for s in scores:
+        if not s.error:
+            groups[(s.lang, s.tool)].append(s)
+    for (lang, tool), group in sorted(groups.items()):
+        cells = [
+            _rate(sum(s.passed[k] for s in group), sum(s.total[k] for s in group)) for k in KINDS
+        ]
+        pdfs = [s for s in group if s.integrity is not None]
+        worst = f"{100 * min(s.integrity or 0.0 for s in pdfs):.1f} %" if pdfs else "-"
+        pages = sum(s.pages for s in pdfs)
+        glued = sum(s.glued or 0 for s in pdfs)
+        per10 = f"{10 * glued / pages:.2f}" if pages else "-"
+        lines.append(f"| {lang} | {tool} | {' | '.join(cells)} | {worst} | {per10} |")
+    return lines
+
+
+def write(scores: list[Score], label_set: str) -> None:
+    suffix = "" if label_set == "dev" else f"-{label_set}"
+    load = os.getloadavg()
+    md = [
+        f"# Real documents ({label_set} labels)",
+        "",
+        "`python -m bench.realdocs --set "
+        + label_set
+        + " --write` (bench/realdocs/__main__.py says what is measured and how).",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+        f"load average at the end {load[0]:.2f}.",
+        "",
+        "## Per language",
+        "",
+        *summary_md(scores),
+        "",
+        "## Per document",
+        "",
+        *table_md(scores),
+        "",
+        "## Failed facts (chunkwise)",
+        "",
+    ]
+    for s in scores:
+        if s.tool == "chunkwise" and s.failed:
+            md.append(f"- {s.doc}: " + "; ".join(s.failed))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"realdocs{suffix}.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    payload = [s.__dict__ for s in scores]
+    (RESULTS / f"realdocs{suffix}.json").write_text(
+        json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.realdocs")
+    parser.add_argument("--set", default="dev", choices=("dev", "heldout"))
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--docs", default="", help="comma-separated document names")
+    parser.add_argument("--write", action="store_true", help="store bench/results/realdocs*")
+    parser.add_argument("--show-failed", action="store_true")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=ROOT / "shared",
+        help="the chunkwise package's parent folder to measure (e.g. an older revision's)",
+    )
+    args = parser.parse_args(argv)
+    missing = [d for d in fetch.DOCUMENTS if not fetch.resolve(d).exists()]
+    if missing and fetch.main() != 0:
+        print("[realdocs] skipped: the Debian packages could not be fetched")
+        return 0
+    labels = load_labels(args.set)
+    tools = [t for t in args.tools.split(",") if t]
+    if "pymupdf4llm" in tools and not PYMUPDF_PYTHON.exists():
+        print(f"[realdocs] pymupdf4llm skipped: no venv at {PYMUPDF_PYTHON} (see README of bench)")
+        tools.remove("pymupdf4llm")
+    wanted = set(args.docs.split(",")) - {""}
+    scores: list[Score] = []
+    for doc in fetch.DOCUMENTS:
+        if (wanted and doc.name not in wanted) or not fetch.resolve(doc).exists():
+            continue
+        if doc.name not in labels and not wanted:
+            continue
+        for tool in tools:
+            if tool == "pymupdf4llm" and not doc.path.endswith(".pdf"):
+                continue
+            result = score(doc, tool, labels.get(doc.name, []), args.source)
+            scores.append(result)
+            print(table_md([result])[-1], flush=True)
+            if args.show_failed:
+                for failure in result.failed:
+                    print(f"    FAIL {failure}")
+    print("\n".join(summary_md(scores)))
+    if args.write:
+        write(scores, args.set)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""Fetch the real-document corpus: pinned Debian 12 packages, unpacked into .local/realdocs/.
+
+    python -m bench.realdocs.fetch
+
+Each package is downloaded with ``apt-get download NAME=VERSION`` (a pinned
+version: another version is refused instead of silently measuring other
+files) and unpacked with ``dpkg-deb -x``. Only the documents listed in
+``DOCUMENTS`` are used; they are free documentation (GPL, GFDL, LPPL, MPL-2.0;
+see the copyright files under ``root/usr/share/doc``). Nothing of them is
+committed: only the labels under ``bench/realdocs/labels`` and the results.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / ".local" / "realdocs"
+
+PACKAGES = {
+    "debian-reference-en": "2.100",
+    "debian-reference-de": "2.100",
+    "texlive-lang-german": "2022.20230122-1",
+    "texlive-latex-base-doc": "2022.20230122-3",
+    "libreoffice-help-de": "4:7.4.7-1+deb12u14",
+}
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str  # the id the labels use
+    path: str  # below the unpacked root, or "repo:" + a path in this repository
+    lang: str
+    producer: str  # what made it: the layouts differ by tool chain
+
+
+DOCUMENTS = (
+    Document(
+        "debian-reference-en",
+        "usr/share/debian-reference/debian-reference.en.pdf",
+        "en",
+        "DocBook -> dblatex (XeTeX)",
+    ),
+    Document(
+        "debian-reference-de",
+        "usr/share/debian-reference/debian-reference.de.pdf",
+        "de",
+        "DocBook -> dblatex (XeTeX)",
+    ),
+    Document(
+        "l2kurz", "usr/share/doc/texlive-doc/latex/lshort-german/l2kurz.pdf", "de", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "booktabs-de",
+        "usr/share/doc/texlive-doc/latex/booktabs-de/booktabs-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "longtable", "usr/share/doc/texlive-doc/latex/tools/longtable.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "colortbl-DE",
+        "usr/share/doc/texlive-doc/latex/colortbl/colortbl-DE.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "colortbl", "usr/share/doc/texlive-doc/latex/colortbl/colortbl.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "encguide", "usr/share/doc/texlive-doc/latex/base/encguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "debian-reference-en-html",
+        "usr/share/debian-reference/ch02.en.html",
+        "en",
+        "DocBook -> HTML",
+    ),
+    Document(
+        "debian-reference-de-html",
+        "usr/share/debian-reference/ch02.de.html",
+        "de",
+        "DocBook -> HTML",
+    ),
+    Document(
+        "libreoffice-help-de-html",
+        "usr/share/libreoffice/help/de/text/shared/01/05100000.html",
+        "de",
+        "LibreOffice help (XHP -> HTML)",
+    ),
+    Document(
+        "merged-header-de-docx",
+        "repo:tests/data/merged_header_de.docx",
+        "de",
+        "python-docx fixture",
+    ),
+)
+
+
+def resolve(doc: Document) -> Path:
+    if doc.path.startswith("repo:"):
+        return ROOT / doc.path.removeprefix("repo:")
+    return WORK / "root" / doc.path
+
+
+def fetch() -> Path:
+    """Download (once) and unpack the pinned packages; returns the unpacked root."""
+    debs, root = WORK / "debs", WORK / "root"
+    debs.mkdir(parents=True, exist_ok=True)
+    for name, version in PACKAGES.items():
+        file_version = version.replace(":", "%3a")
+        if list(debs.glob(f"{name}_{file_version}_*.deb")):
+            continue
+        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=debs, check=True)
+    root.mkdir(exist_ok=True)
+    for deb in sorted(debs.glob("*.deb")):
+        stamp = root / f".{deb.name}.unpacked"
+        if not stamp.exists():
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+            stamp.touch()
+    return root
+
+
+def main() -> int:
+    try:
+        fetch()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"[realdocs] fetch failed: {exc}", file=sys.stderr)
+        return 1
+    missing = [d.name for d in DOCUMENTS if not resolve(d).exists()]
+    for name in missing:
+        print(f"[realdocs] missing: {name}", file=sys.stderr)
+    print(f"[realdocs] {len(DOCUMENTS) - len(missing)} of {len(DOCUMENTS)} documents in {WORK}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""Scoring of one tool's output on one document: facts, word integrity, glued tokens.
+
+Facts are checked on what retrieval sees, a chunk's `text` (for chunkwise:
+heading path line, table header and body; for the fixed-size baseline: the
+window itself):
+
+- table: one chunk holds the column header, and one line of that chunk holds
+  the row label followed by the cell within 150 characters (the row reads
+  alone, with its header);
+- prose: the snippet occurs in the document's text (exactly, after collapsing
+  whitespace: a word broken at a line end or hyphenated must come out whole);
+- heading: a chunk holding the snippet names the heading, in its heading path
+  or in its text before the snippet.
+
+Comparison copies only (never the canonical text): whitespace collapsed
+(NBSP counts as a space), Markdown escapes and emphasis markers dropped.
+
+Word integrity compares against `pdftotext -raw`: the share of its words of
+5+ letters that come out as words (each occurrence counted once; a word that
+pdftotext hyphenates at a line end counts as found whole or in its parts).
+Lines that recur on many pages (running headers and footers) are left out of
+the reference, since dropping them is right. Glued tokens are runs of 20+
+letters in the output that are not a word of pdftotext's text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[^\W\d_]+")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_EMPHASIS = re.compile(r"\*\*|`")
+_SPACE = re.compile(r"[\s\u00a0\u202f]+")
+_DIGITS = re.compile(r"\d+")
+_MIN_LETTERS = 5
+_GLUED_LETTERS = 20
+_ROW_REACH = 150  # characters of other cells allowed between a row label and its cell
+
+
+@dataclass(frozen=True)
+class View:
+    """What retrieval sees of one chunk."""
+
+    text: str
+    heading_path: tuple[str, ...] = ()
+
+
+def norm(text: str) -> str:
+    text = _ESCAPE.sub(r"\1", text)
+    text = _EMPHASIS.sub("", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def _norm_lines(text: str) -> list[str]:
+    return [norm(line) for line in text.split("\n")]
+
+
+def _row_holds(line: str, row: str, cell: str) -> bool:
+    """The cell follows the row label on the line, with at most a row's other cells between."""
+    at = line.find(row)
+    while at >= 0:
+        after = at + len(row)
+        if cell in line[after : after + _ROW_REACH + len(cell)]:
+            return True
+        at = line.find(row, at + 1)
+    return False
+
+
+def table_fact(views: Sequence[View], cell: str, column: str, row: str) -> bool:
+    cell_n, column_n, row_n = norm(cell), norm(column), norm(row)
+    for view in views:
+        flat = norm(view.text)
+        if column_n not in flat:
+            continue
+        if any(_row_holds(line, row_n, cell_n) for line in _norm_lines(view.text)):
+            return True
+    return False
+
+
+def prose_fact(full_text: str, snippet: str) -> bool:
+    return norm(snippet) in norm(full_text)
+
+
+def heading_fact(views: Sequence[View], snippet: str, heading: str) -> bool:
+    snippet_n, heading_n = norm(snippet), norm(heading).casefold()
+    for view in views:
+        flat = norm(view.text)
+        at = flat.find(snippet_n)
+        if at < 0:
+            continue
+        if any(heading_n in norm(h).casefold() for h in view.heading_path):
+            return True
+        if heading_n in flat[:at].casefold():
+            return True
+    return False
+
+
+@dataclass
+class Reference:
+    """pdftotext -raw words: alternatives per occurrence, and the set of all words."""
+
+    occurrences: list[tuple[str, ...]]
+    vocabulary: set[str]
+
+
+def reference_words(pdftotext_raw: str) -> Reference:
+    pages = pdftotext_raw.split("\f")
+    line_pages: Counter[str] = Counter()
+    for page in pages:
+        line_pages.update({_DIGITS.sub("#", ln.strip()) for ln in page.split("\n") if ln.strip()})
+    running = max(3, len(pages) // 4)
+    vocabulary = set(_WORD.findall(pdftotext_raw))
+    occurrences: list[tuple[str, ...]] = []
+    for page in pages:
+        lines = [ln.strip() for ln in page.split("\n")]
+        carried = False  # the line's first word ends a word hyphenated on the line before
+        for i, line in enumerate(lines):
+            words = _WORD.findall(line)
+            if not words or line_pages[_DIGITS.sub("#", line)] >= running:
+                carried = False
+                continue
+            following = _WORD.findall(lines[i + 1]) if i + 1 < len(lines) else []
+            hyphen = line.endswith("-") and bool(following) and following[0][:1].islower()
+            for j, word in enumerate(words):
+                if carried and j == 0:
+                    continue
+                if hyphen and j == len(words) - 1:
+                    joined = word + following[0]
+                    vocabulary.add(joined)
+                    if len(joined) >= _MIN_LETTERS:
+                        occurrences.append((joined, word))
+                elif len(word) >= _MIN_LETTERS:
+                    occurrences.append((word,))
+            carried = hyphen
+    return Reference(occurrences, vocabulary)
+
+
+def word_integrity(reference: Reference, text: str) -> float:
+    found = Counter(_WORD.findall(text))
+    hits = 0
+    for alternatives in reference.occurrences:
+        for word in alternatives:
+            if found[word] > 0:
+                found[word] -= 1
+                hits += 1
+                break
+    return hits / len(reference.occurrences) if reference.occurrences else 1.0
+
+
+def glued_tokens(reference: Reference, text: str) -> list[str]:
+    return [
+        w for w in _WORD.findall(text) if len(w) >= _GLUED_LETTERS and w not in reference.vocabulary
+    ]

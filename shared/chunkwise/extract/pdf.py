@@ -50,9 +50,7 @@ from .tables import (
 
 Kind = Literal["heading", "para", "item", "table"]
 
-_BULLETS = re.compile(
-    r"^(?:\(cid:\d+\)|[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7\-*\u2013])\s*"
-)
+_BULLETS = re.compile(r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7\-*\u2013])\s*")
 _NUMBERED = re.compile(r"^(\d{1,3}[.)])\s+")
 _PAGE_NUMBER = re.compile(
     r"^[\s\-\u2013\u2014]*(?:(?:page|seite|p\.|s\.)\s*)?\d{1,5}"
@@ -60,9 +58,19 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
+_CID = re.compile(r"\(cid:\d+\)")
+_CID_BULLET = re.compile(r"^\(cid:\d+\)\s+(?=\S)")
+_ROMAN = re.compile(r"\b[ivxlc]{1,7}\b")
+_LEADERS = re.compile(r"[\s.\u2026\u00b7]+")
+_MARGIN = 0.12  # share of the page height where running headers and footers sit
 _WS = re.compile(r"\s+")
 _MAX_OCR_PIXELS = 4000
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
+# A gap wider than this share of the font size starts a new word. pdfplumber's
+# default is an absolute 3 pt, wider than a justified TeX line's word space at
+# 10 pt (about 2.2 pt): whole lines came out as one word. Less than a sixth of an em
+# is still wider than any kern inside a word.
+_WORD_GAP_EM = 0.15
 
 
 @dataclass
@@ -129,7 +137,7 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     boxes: list[tuple[float, float, float, float]] = []
     items: list[Item] = []
     for table in tables:
-        rows = [[(c or "") for c in row] for row in table.extract()]
+        rows = [[(c or "") for c in row] for row in table.extract(x_tolerance_ratio=_WORD_GAP_EM)]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows:
             continue
@@ -143,7 +151,9 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
 
     text_page = page.filter(keep) if boxes else page
     lines: list[Line] = []
-    for raw in text_page.extract_text_lines(return_chars=True, strip=True):
+    for raw in text_page.extract_text_lines(
+        return_chars=True, strip=True, x_tolerance_ratio=_WORD_GAP_EM
+    ):
         text = _WS.sub(" ", str(raw.get("text", ""))).strip()
         if not text:
             continue
@@ -277,31 +287,55 @@ def _merge_same_line(lines: list[Line]) -> list[Line]:
     return out
 
 
-def _running_keys(pages: list[list[Line]]) -> set[tuple[str, int]]:
-    """(text with digits masked, rounded top) of lines repeated as header/footer."""
+def _running_key(line: Line, page_height: float) -> tuple[str, str, int]:
+    """What a running header/footer has in common on every page, whichever reader read it.
+
+    Page numbers (arabic or roman) are masked; spaces and dot leaders are
+    dropped, since PDFium and pdfplumber space them differently (". . .Page 5"
+    vs ".....Page 5"). The position is the margin zone, not the exact top,
+    which the two readers also place a little differently; the font size
+    keeps a title on the first page apart from the same words as a header.
+    """
+    text = _DIGITS.sub("#", line.text.casefold())
+    text = _ROMAN.sub("#", text)
+    text = _LEADERS.sub("", text)
+    if line.top < _MARGIN * page_height:
+        zone = "head"
+    elif line.bottom > (1 - _MARGIN) * page_height:
+        zone = "foot"
+    else:
+        zone = str(round(line.top / 4))
+    return text, zone, round(line.size)
+
+
+def _edge(lines: list[Line]) -> list[Line]:
+    return lines[:2] + lines[-2:] if len(lines) > 4 else lines
+
+
+def _running_keys(pages: list[tuple[float, list[Line]]]) -> set[tuple[str, str, int]]:
+    """Keys of lines repeated as header/footer on at least half of the pages."""
     n = len(pages)
     if n < 2:
         return set()
-    counts: Counter[tuple[str, int]] = Counter()
-    for lines in pages:
-        edge = lines[:2] + lines[-2:] if len(lines) > 4 else lines
-        keys = {(_DIGITS.sub("#", ln.text.casefold()), round(ln.top / 4)) for ln in edge}
-        counts.update(keys)
+    counts: Counter[tuple[str, str, int]] = Counter()
+    for height, lines in pages:
+        counts.update({_running_key(ln, height) for ln in _edge(lines)})
     need = max(2, math.ceil(0.5 * n))
     return {k for k, c in counts.items() if c >= need}
 
 
 def _strip_running(
-    lines: list[Line], keys: set[tuple[str, int]], page_height: float
+    lines: list[Line], keys: set[tuple[str, str, int]], page_height: float
 ) -> tuple[list[Line], int]:
     kept: list[Line] = []
     removed = 0
     last = len(lines) - 1
     for i, ln in enumerate(lines):
         edge = i < 2 or i > last - 2
-        key = (_DIGITS.sub("#", ln.text.casefold()), round(ln.top / 4))
         in_margin = ln.top < 0.1 * page_height or ln.bottom > 0.9 * page_height
-        if edge and (key in keys or (in_margin and _PAGE_NUMBER.match(ln.text))):
+        if edge and (
+            _running_key(ln, page_height) in keys or (in_margin and _PAGE_NUMBER.match(ln.text))
+        ):
             removed += 1
             continue
         kept.append(ln)
@@ -314,11 +348,14 @@ def _join_lines(lines: Iterable[str]) -> str:
         if not out:
             out = text
         elif (
-            out.endswith("-")
-            and len(out) > 1
-            and out[-2].isalpha()
-            and text[:1].islower()
-            and text.split(" ", 1)[0] not in _HYPHEN_KEEP
+            out.endswith("\u00ad")
+            or (  # a soft hyphen marks where the word was broken
+                out.endswith("-")
+                and len(out) > 1
+                and out[-2].isalpha()
+                and text[:1].islower()
+                and text.split(" ", 1)[0] not in _HYPHEN_KEEP
+            )
         ):
             out = out[:-1] + text
         else:
@@ -532,6 +569,32 @@ def _read_all(
         progress.advance("extract: pages", index + 1, n_pages)
 
 
+def _drop_unmapped_glyphs(lines: list[Line], tables: list[Item]) -> int:
+    """Remove pdfminer's "(cid:NN)" stand-ins for glyphs that have no Unicode text.
+
+    They are not characters of the document (a font's internal glyph number),
+    so they must not reach the canonical text; returns how many were dropped.
+    """
+    dropped = 0
+
+    def clean(text: str) -> str:
+        nonlocal dropped
+        # A lone unmapped glyph before a line's text is how TeX fonts set a
+        # list bullet: it stays a bullet.
+        text = _CID_BULLET.sub("\u2022 ", text)
+        out, n = _CID.subn("", text)
+        dropped += n
+        return _WS.sub(" ", out).strip() if n else text
+
+    for ln in lines:
+        ln.text = clean(ln.text)
+    lines[:] = [ln for ln in lines if ln.text]
+    for item in tables:
+        if item.table is not None:
+            item.table.rows = [[clean(cell) for cell in row] for row in item.table.rows]
+    return dropped
+
+
 def _assemble(
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
     data: bytes,
@@ -539,7 +602,10 @@ def _assemble(
     limits: ExtractLimits,
     ocr: OcrPort | None,
 ) -> str:
-    keys = _running_keys([r[2] for r in raw])
+    unmapped = sum(_drop_unmapped_glyphs(lines, tables) for _n, _h, lines, tables, _x, _i in raw)
+    if unmapped:
+        report.warnings.append(f"{unmapped} glyphs without a Unicode mapping (cid) dropped")
+    keys = _running_keys([(r[1], r[2]) for r in raw])
     body_sizes: Counter[float] = Counter()
     stripped: list[list[Line]] = []
     for _n, height, lines, _t, _x, _i in raw:

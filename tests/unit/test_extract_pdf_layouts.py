@@ -1,0 +1,108 @@
+"""PDF layouts as TeX and DocBook tool chains make them, built in memory with reportlab.
+
+Each test draws the one feature that broke extraction of real documents
+(bench/realdocs): word spaces narrower than pdfplumber's absolute default
+tolerance, a leading "-" that is data, numbered headings, and so on.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from chunkwise.extract import extract
+
+pytest.importorskip("pdfplumber")
+canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pdfmetrics = pytest.importorskip("reportlab.pdfbase.pdfmetrics")
+
+PAGE = (595.0, 842.0)
+
+
+def _pdf(draw: object) -> bytes:
+    buf = io.BytesIO()
+    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
+    draw(canvas)  # type: ignore[operator]
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def _tight_words(canvas: object, words: list[str], x: float, y: float, gap: float) -> None:
+    """Words placed one by one with a fixed gap, as a justified TeX line sets them."""
+    for word in words:
+        canvas.drawString(x, y, word)  # type: ignore[attr-defined]
+        x += pdfmetrics.stringWidth(word, "Helvetica", 10) + gap
+
+
+def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
+    line = "Just like any other modern OS where the file operation involves caching".split()
+
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        c.line(50, 800, 545, 800)  # a rule: the page has a vector path
+        for row in range(3):
+            _tight_words(c, line, 50, 700 - 14 * row, gap=2.2)
+
+    text = extract(_pdf(draw), filename="tight.pdf").text
+    assert "Just like any other modern OS where the file operation involves caching" in text
+    assert "Justlike" not in text
+
+
+# --- pure helpers of the PDF reader (no PDF needed) ---------------------------
+
+from chunkwise.extract.pdf import (  # noqa: E402
+    Line,
+    _drop_unmapped_glyphs,
+    _join_lines,
+    _running_keys,
+    _strip_running,
+)
+
+HEIGHT = 842.0
+
+
+def _line(text: str, top: float, size: float = 10.0) -> Line:
+    return Line(text=text, top=top, bottom=top + size, x0=50.0, size=size, bold=False)
+
+
+def test_running_footer_is_removed_whichever_reader_spaced_its_dot_leaders() -> None:
+    # PDFium and pdfplumber space the same footer differently; the header's
+    # exact top differs by a point or two between them too.
+    # Most pages were read by PDFium, one by pdfplumber.
+    footers = [f". . . . .Page {n}. . . . ." for n in range(1, 5)] + [".....Page 5....."]
+    bodies = ["Tables over pages.", "Chunk size.", "Captions.", "Footnotes.", "Index."]
+    pages = [
+        (HEIGHT, [_line("longtable.sty", 30 + i), _line(bodies[i], 400), _line(f, 800 + i)])
+        for i, f in enumerate(footers)
+    ]
+    keys = _running_keys(pages)
+    for height, lines in pages:
+        kept, removed = _strip_running(lines, keys, height)
+        assert [ln.text for ln in kept] == [lines[1].text]
+        assert removed == 2
+
+
+def test_roman_page_numbers_of_front_matter_are_masked_too() -> None:
+    pages = [
+        (HEIGHT, [_line(f"Debian Reference {n}", 30), _line(body, 300)])
+        for n, body in zip(
+            ("i", "ii", "iii", "iv"), ("Preface", "Contents", "Tables", "Notes"), strict=True
+        )
+    ]
+    keys = _running_keys(pages)
+    assert all(_strip_running(lines, keys, h)[1] == 1 for h, lines in pages)
+
+
+def test_unmapped_glyph_codes_are_dropped_and_counted_a_leading_one_stays_a_bullet() -> None:
+    lines = [_line("r{(cid:104)wd(cid:105)}", 100), _line("(cid:15) first item", 120)]
+    assert _drop_unmapped_glyphs(lines, []) == 2
+    assert [ln.text for ln in lines] == ["r{wd}", "\u2022 first item"]
+
+
+def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
+    assert _join_lines(["Tabellen\u00ad", "einträge"]) == "Tabelleneinträge"
+    assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
+    assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
+    assert _join_lines(["per E-", "Mail"]) == "per E- Mail"

@@ -106,3 +106,23 @@ def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
     assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
     assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
     assert _join_lines(["per E-", "Mail"]) == "per E- Mail"
+
+
+def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
+    from chunkwise.extract.pdf import _group
+
+    lines = [
+        _line("-s", 100),
+        _line("-1", 130),
+        _line("*.html", 160),
+        _line("- a real item", 190),
+        _line("\u2022first bullet", 220),
+    ]
+    items = _group(lines, 10.0, [])
+    assert [(it.kind, it.text) for it in items] == [
+        ("para", "-s"),
+        ("para", "-1"),
+        ("para", "*.html"),
+        ("item", "a real item"),
+        ("item", "first bullet"),
+    ]

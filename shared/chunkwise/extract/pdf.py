@@ -50,7 +50,11 @@ from .tables import (
 
 Kind = Literal["heading", "para", "item", "table"]
 
-_BULLETS = re.compile(r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7\-*\u2013])\s*")
+# A bullet glyph may touch its text; "-", "*" and "–" only count as bullets
+# when a space follows: "-s", "-1" or "*.html" are data (options, numbers).
+_BULLETS = re.compile(
+    r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7]\s*|[\-*\u2013]\s+)"
+)
 _NUMBERED = re.compile(r"^(\d{1,3}[.)])\s+")
 _PAGE_NUMBER = re.compile(
     r"^[\s\-\u2013\u2014]*(?:(?:page|seite|p\.|s\.)\s*)?\d{1,5}"

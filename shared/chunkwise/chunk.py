@@ -490,13 +490,16 @@ class _Chunker:
         ]
 
     def _push_heading(self, stack: list[_Frame], block: Block, page: int | None) -> int | None:
+        popped: list[_Frame] = []
         while stack and stack[-1].level >= block.heading_level:
-            stack.pop()
+            popped.append(stack.pop())
         anchor = page_number(block.heading_title)
         if anchor is not None:
             page = anchor
         transcribed = is_transcribed(block.heading_title) or any(f.transcribed for f in stack)
         stack.append(_Frame(block.heading_level, block.heading_title, transcribed, page))
+        if anchor is not None:
+            stack.extend(_carried_sections(popped, block.heading_level))
         return page
 
     def _budget(self, section: Section, header: tuple[int, int] | None) -> int:
@@ -876,6 +879,24 @@ class _Chunker:
 def is_runt(chars: int, tokens: int, config: ChunkerConfig, cap: int) -> bool:
     """The runt invariant, shared by the chunker, its report and the tests."""
     return chars < config.runt_floor and tokens < config.runt_fraction * cap
+
+
+def _carried_sections(popped: list[_Frame], anchor_level: int) -> list[_Frame]:
+    """Sections that continue past a page anchor: a page break does not end a section.
+
+    A PDF's `## Page N` anchor is a citation, not a section: the headings below
+    the previous anchor stay the context of the text that follows on the new
+    page, until a heading of their level replaces them. Transcribed (OCR)
+    sections are not carried: they belong to their page only.
+    """
+    carried: list[_Frame] = []
+    for frame in reversed(popped):  # outermost first
+        if frame.level <= anchor_level or page_number(frame.title) is not None:
+            continue
+        if frame.transcribed:
+            break
+        carried.append(frame)
+    return carried
 
 
 def _section(stack: list[_Frame], page: int | None, lang: str) -> Section:

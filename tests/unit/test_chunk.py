@@ -285,3 +285,19 @@ def test_report_counts_and_length_percentiles() -> None:
     assert report.max_tokens == max(c.token_count for c in chunks)
     assert report.length_percentiles["p1"] == lengths[0]
     assert lengths[0] <= report.length_percentiles["p50"] <= report.length_percentiles["p95"]
+
+
+def test_section_heading_carries_across_a_page_anchor(counter: HFTokenCounter) -> None:
+    text = (
+        "# Handbuch\n\n## Page 1\n\n### Wartung\n\n" + "\n\n".join(DE_PARAS)
+        + "\n\n## Page 2\n\n" + "\n\n".join(DE_PARAS)
+        + "\n\n### Sicherheit\n\n" + "\n\n".join(DE_PARAS)
+    )
+    chunks = chunk_text(text, lang="de", config=_cfg(max_chars=400))
+    on_page_2 = [c for c in chunks if c.page_start == 2]
+    assert on_page_2
+    # The top of page 2 still belongs to "Wartung" (the page anchor is a citation) ...
+    assert on_page_2[0].heading_path == ["Handbuch", "Page 2", "Wartung"]
+    # ... until the next heading of that level replaces it.
+    assert chunks[-1].heading_path == ["Handbuch", "Page 2", "Sicherheit"]
+    assert_all(text, chunks, counter, _cfg(max_chars=400), 256)

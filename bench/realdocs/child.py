@@ -1,7 +1,7 @@
 """One measured extraction, run in a fresh process: `python child.py TOOL PATH OUT`.
 
 Writes {"text", "pages", "seconds", "rss_mib"} as JSON to OUT. The peak RSS
-(ru_maxrss) is this process's, so each tool is measured alone. pymupdf4llm is
+(VmHWM) is this process's, so each tool is measured alone. pymupdf4llm is
 run by its own venv's python (it is AGPL: never imported by chunkwise, only
 compared against here); that venv has nothing of chunkwise, so this file
 imports chunkwise, pypdf and python-docx lazily, per tool.
@@ -82,6 +82,18 @@ def _pymupdf4llm(path: Path) -> tuple[str, int]:
     return str(pymupdf4llm.to_markdown(str(path), show_progress=False)), pages
 
 
+def peak_rss_mib() -> float:
+    """This program's peak RSS. VmHWM is reset by exec; ru_maxrss is not (on Linux it
+    keeps the forking parent's peak, here the benchmark runner's)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main() -> int:
     tool, path, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     data = path.read_bytes()
@@ -95,9 +107,9 @@ def main() -> int:
     else:
         raise SystemExit(f"unknown tool {tool}")
     seconds = time.perf_counter() - start
-    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_mib = peak_rss_mib()
     record = {"text": text, "pages": pages, "seconds": seconds, "rss_mib": rss_mib}
-    out.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    out.write_text(json.dumps(record), encoding="ascii")  # escapes lone surrogates too
     return 0
 
 

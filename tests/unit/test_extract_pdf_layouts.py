@@ -126,3 +126,82 @@ def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
         ("item", "a real item"),
         ("item", "first bullet"),
     ]
+
+
+def _borderless_table(c: object) -> None:
+    """A DocBook-style table: full-width rules, column rules inside only, no outer frame."""
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    rows = [
+        ("package", "popcon", "description"),
+        ("mc", "V:54, I:226", "A text-mode full-screen file manager"),
+        ("sudo", "V:638, I:823", "A program to allow limited root privileges"),
+        ("w3m", "V:14, I:190", "Text-mode WWW browsers"),
+    ]
+    left, right, cols = 60.0, 540.0, (160.0, 260.0)
+    top = 700.0
+    c.line(left, top, right, top)  # type: ignore[attr-defined]
+    for i, row in enumerate(rows):
+        y = top - 14 * (i + 1)
+        for x, cell in zip((left + 3, cols[0] + 3, cols[1] + 3), row, strict=True):
+            c.drawString(x, y + 4, cell)  # type: ignore[attr-defined]
+        c.line(left, y, right, y)  # type: ignore[attr-defined]
+        for x in cols:
+            c.line(x, y, x, y + 14)  # type: ignore[attr-defined]
+
+
+def _code_box(c: object) -> None:
+    """A shaded listing: a one-column frame, drawn in stripes, around two command lines."""
+    c.setFont("Courier", 10)  # type: ignore[attr-defined]
+    c.rect(50, 400, 495, 20)  # type: ignore[attr-defined]
+    c.rect(50, 420, 495, 20)  # type: ignore[attr-defined]
+    c.drawString(56, 425, "# apt-get update")  # type: ignore[attr-defined]
+    c.drawString(56, 410, "# apt-get install mc vim")  # type: ignore[attr-defined]
+
+
+def test_table_without_outer_borders_keeps_its_first_and_last_column() -> None:
+    r = extract(_pdf(_borderless_table), filename="borderless.pdf")
+    assert r.report.tables[0].header == "| package | popcon | description |"
+    assert "| sudo | V:638, I:823 | A program to allow limited root privileges |" in r.text
+
+
+def test_one_column_frame_is_text_not_a_table() -> None:
+    r = extract(_pdf(_code_box), filename="listing.pdf")
+    assert r.report.tables == []
+    assert "apt-get update" in r.text and "| # apt-get" not in r.text
+
+
+def _styled(text: str, top: float, size: float, font: str, bold: bool = False) -> Line:
+    return Line(text=text, top=top, bottom=top + size, x0=50.0, size=size, bold=bold, font=font)
+
+
+def test_numbered_headings_give_levels_and_a_huge_example_word_stays_text() -> None:
+    from chunkwise.extract.pdf import _group, heading_rules
+
+    sans, roman = "LMSans10-Bold", "LMRoman10-Regular"
+    page1 = [
+        _styled("Kurzbeschreibung", 40, 24.8, "LMSansDemiCond10-Regular"),
+        _styled("30. Juli 2022", 80, 12.0, roman),
+        _styled("Inhaltsverzeichnis", 120, 14.3, sans, bold=True),
+        _styled("1. Allgemeines 5", 150, 10.9, sans, bold=True),
+    ]
+    page2 = [
+        _styled("1. Allgemeines", 40, 14.3, sans, bold=True),
+        _styled("Der Text des Abschnitts.", 70, 10.9, roman),
+        _styled("1.1. The Name of the Game", 100, 12.0, sans, bold=True),
+        _styled("1.1.1. TEX", 130, 10.9, sans, bold=True),
+        _styled("Noch mehr Text, lang genug.", 150, 10.9, roman),
+        _styled("gigantisch", 200, 24.8, "LMRoman17-Regular"),
+        _styled("2.6. Pakete", 250, 12.0, sans, bold=True),
+    ]
+    rules = heading_rules([page1, page2], 10.9)
+    first = {it.text: (it.kind, it.level) for it in _group(page1, 10.9, [], rules, 1)}
+    second = {it.text: (it.kind, it.level) for it in _group(page2, 10.9, [], rules, 2)}
+    assert first["Kurzbeschreibung"] == ("heading", 1)
+    assert first["30. Juli 2022"][0] == "para"  # a date, not section 30
+    assert first["Inhaltsverzeichnis"] == ("heading", 3)  # unnumbered, in the headings' font
+    assert first["1. Allgemeines 5"][0] == "para"  # a contents line
+    assert second["1. Allgemeines"] == ("heading", 3)
+    assert second["1.1. The Name of the Game"] == ("heading", 4)
+    assert second["1.1.1. TEX"] == ("heading", 5)
+    assert second["2.6. Pakete"] == ("heading", 4)
+    assert second["gigantisch"][0] == "para"  # a large example word in the body font

@@ -52,9 +52,7 @@ Kind = Literal["heading", "para", "item", "table"]
 
 # A bullet glyph may touch its text; "-", "*" and "–" only count as bullets
 # when a space follows: "-s", "-1" or "*.html" are data (options, numbers).
-_BULLETS = re.compile(
-    r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7]\s*|[\-*\u2013]\s+)"
-)
+_BULLETS = re.compile(r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7]\s*|[\-*\u2013]\s+)")
 _NUMBERED = re.compile(r"^(\d{1,3}[.)])\s+")
 _PAGE_NUMBER = re.compile(
     r"^[\s\-\u2013\u2014]*(?:(?:page|seite|p\.|s\.)\s*)?\d{1,5}"
@@ -62,6 +60,16 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
+_SUBSET = re.compile(r"^[A-Z]{6}\+")
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi|(?:^|\+)(?:cm|sf|ec|tc|lm)?bx\d")
+_TOC_ENTRY = re.compile(r"(?:\.\s?){3,}\s*\d+$|\s\d{1,4}$")
+_DATE = re.compile(
+    r"^\d{1,2}\.\s+(?:Jan|Feb|Mär|Mar|Apr|Mai|May|Jun|Jul|Aug|Sep|Okt|Oct|Nov|Dez|Dec)",
+    re.IGNORECASE,
+)
+# "2.6. Pakete", "1.1.8 How to shutdown", "A.1 Text encodings": the number
+# gives the level; what follows must start like a title, not like a number.
+_HEADING_NUMBER = re.compile(r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4})\.?\s+(?=[^\W\d_]|\\)")
 _CID = re.compile(r"\(cid:\d+\)")
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+(?=\S)")
 _ROMAN = re.compile(r"\b[ivxlc]{1,7}\b")
@@ -75,6 +83,8 @@ _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "t
 # 10 pt (about 2.2 pt): whole lines came out as one word. Less than a sixth of an em
 # is still wider than any kern inside a word.
 _WORD_GAP_EM = 0.15
+_MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
+_ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 
 
 @dataclass
@@ -85,6 +95,7 @@ class Line:
     x0: float
     size: float
     bold: bool
+    font: str = ""  # the line's main font, without the subset prefix ("ABCDEF+")
 
 
 @dataclass
@@ -115,9 +126,23 @@ def _line_size(chars: list[dict[str, Any]]) -> float:
     return Counter(sizes).most_common(1)[0][0]
 
 
+def _is_bold_font(name: str) -> bool:
+    """Bold by name: "...-Bold", "LMSansDemiCond", or TeX's bold extended ("cmbx12", "SFBX1440")."""
+    return bool(_BOLD_FONT.search(name.lower()))
+
+
+def _font_family(name: str) -> str:
+    return _SUBSET.sub("", name)
+
+
+def _line_font(chars: list[dict[str, Any]]) -> str:
+    fonts = Counter(str(c.get("fontname", "")) for c in chars if str(c.get("text", "")).strip())
+    return _font_family(fonts.most_common(1)[0][0]) if fonts else ""
+
+
 def _line_bold(chars: list[dict[str, Any]]) -> bool:
     visible = [c for c in chars if str(c.get("text", "")).strip()]
-    bold = sum(1 for c in visible if "bold" in str(c.get("fontname", "")).lower())
+    bold = sum(1 for c in visible if _is_bold_font(str(c.get("fontname", ""))))
     return bool(visible) and bold >= 0.6 * len(visible)
 
 
@@ -135,15 +160,83 @@ def _x_edges(table: Any) -> list[float]:
     return sorted(xs)
 
 
+def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
+    """(left, top, right, bottom) of each stack of horizontal rules on a page.
+
+    A table's first rule spans it; the following rules within its width and
+    less than _ROW_REACH apart belong to the same table (row separators, or
+    only the mid and bottom rules of booktabs). A wider rule starts anew: a
+    code box's frame next to a table is not part of it.
+    """
+    rules = sorted(
+        (float(e["top"]), float(e["x0"]), float(e["x1"]))
+        for e in page.edges
+        if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
+    )
+    groups: list[list[float]] = []
+    for top, x0, x1 in rules:
+        last = groups[-1] if groups else None
+        if last is not None and _same_table(last, x0, x1) and top - last[3] <= _ROW_REACH:
+            last[3] = top
+        else:
+            groups.append([x0, top, x1, top])
+    return [(g[0], g[1], g[2], g[3]) for g in groups if g[3] > g[1]]
+
+
+def _same_table(group: list[float], x0: float, x1: float) -> bool:
+    """A rule within the group's width: a segment of it, or one as wide (not a nested frame)."""
+    left, right = group[0], group[2]
+    if x0 < left - 2 or x1 > right + 2:
+        return False
+    spans = x1 - x0 >= 0.9 * (right - left)
+    return not spans or (abs(x0 - left) <= 3 and abs(x1 - right) <= 3)
+
+
+def _outer_borders(page: Any) -> list[dict[str, Any]]:
+    """Vertical lines at both ends of every stack of horizontal rules.
+
+    TeX and DocBook tables are often drawn without outer borders (rules
+    between the columns only, or none at all): pdfplumber's line finder then
+    drops the first and last column. Closing each stack of rules at its ends
+    restores them; a framed table just gets its borders twice.
+    """
+    lines: list[dict[str, Any]] = []
+    for left, top, right, bottom in _rule_groups(page):
+        for x in (left, right):
+            lines.append(
+                {
+                    "object_type": "line",
+                    "x0": x,
+                    "x1": x,
+                    "top": top,
+                    "bottom": bottom,
+                    "width": 0.0,
+                    "height": bottom - top,
+                }
+            )
+    return lines
+
+
+def _cell_text(cell: str | None) -> str:
+    """A cell's lines joined like a paragraph's: a word hyphenated at the line end is whole."""
+    if not cell:
+        return ""
+    return _join_lines(part.strip() for part in cell.split("\n") if part.strip())
+
+
 def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
-    tables = page.find_tables()
+    borders = _outer_borders(page)
+    tables = page.find_tables({"explicit_vertical_lines": borders} if borders else None)
     boxes: list[tuple[float, float, float, float]] = []
     items: list[Item] = []
     for table in tables:
-        rows = [[(c or "") for c in row] for row in table.extract(x_tolerance_ratio=_WORD_GAP_EM)]
+        extracted = table.extract(x_tolerance_ratio=_WORD_GAP_EM)
+        rows = [[_cell_text(c) for c in row] for row in extracted]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
-        if not rows:
+        if not rows or max(len(r) for r in rows) < 2:
+            # A one-column frame is a shaded code box or a note, not a table:
+            # its text stays with the page's lines.
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
         boxes.append((x0, top, x1, bottom))
@@ -170,6 +263,7 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
                 x0=float(raw["x0"]),
                 size=_line_size(chars),
                 bold=_line_bold(chars),
+                font=_line_font(chars),
             )
         )
     has_text = bool(lines) or bool(items)
@@ -222,6 +316,7 @@ def _read_page_fast(page: Any) -> list[Line]:
         chars: list[str] = []
         sizes: list[float] = []
         bold: list[bool] = []
+        fonts: list[str] = []
         tops: list[float] = []
         bottoms: list[float] = []
         x0s: list[float] = []
@@ -230,19 +325,18 @@ def _read_page_fast(page: Any) -> list[Line]:
             text = _WS.sub(" ", "".join(chars)).strip()
             if text and sizes:
                 size = Counter(sizes).most_common(1)[0][0]
-                lines.append(
-                    Line(
-                        text, min(tops), max(bottoms), min(x0s), size, sum(bold) >= 0.6 * len(bold)
-                    )
-                )
+                font = Counter(fonts).most_common(1)[0][0]
+                is_bold = sum(bold) >= 0.6 * len(bold)
+                lines.append(Line(text, min(tops), max(bottoms), min(x0s), size, is_bold, font))
             chars.clear()
             sizes.clear()
             bold.clear()
+            fonts.clear()
             tops.clear()
             bottoms.clear()
             x0s.clear()
 
-        last_font: tuple[float, bool] = (0.0, False)
+        last_font: tuple[float, bool, str] = (0.0, False, "")
         for i in range(pdfium_c.FPDFText_CountChars(tp)):
             code = pdfium_c.FPDFText_GetUnicode(tp, i)
             ch = chr(code) if 0 <= code < 0x110000 else ""
@@ -259,7 +353,8 @@ def _read_page_fast(page: Any) -> list[Line]:
             size = round(float(pdfium_c.FPDFText_GetFontSize(tp, i)), 1)
             if size != last_font[0] or i % 32 == 0:
                 pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
-                last_font = (size, b"bold" in name.value.lower())
+                font_name = name.value.decode("utf-8", "replace")
+                last_font = (size, _is_bold_font(font_name), _font_family(font_name))
             pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
             base = height - float(y.value)
             if tops and base - 0.79 * size > max(bottoms):  # next line without a break
@@ -268,6 +363,7 @@ def _read_page_fast(page: Any) -> list[Line]:
                 chars.append(pending)
             sizes.append(size)
             bold.append(last_font[1])
+            fonts.append(last_font[2])
             tops.append(base - 0.79 * size)
             bottoms.append(base + 0.21 * size)
             x0s.append(float(x.value))
@@ -367,27 +463,127 @@ def _join_lines(lines: Iterable[str]) -> str:
     return out
 
 
-def _group(lines: list[Line], body: float, tables: list[Item]) -> list[Item]:
+@dataclass
+class HeadingRules:
+    """Which lines are headings, from the statistics of the whole document.
+
+    Without numbered headings (fewer than three), a line at least 15 % larger
+    than the body text is a heading and levels follow the sizes. With numbered
+    headings ("2.6. Pakete", bold or larger than the body), the number gives
+    the level (depth 1 = ###, below the `## Page N` anchors) and an unnumbered
+    line is a heading only in a font that the numbered headings use (chapter
+    titles, "Contents", "Index"): a large example word set in the body font
+    ("gigantisch" set huge) stays text. The topmost large line of page 1 is
+    the document's title (#). Contents lines ("1. Allgemeines 5") and dates
+    ("30. Juli 2022") are not numbered headings.
+    """
+
+    body: float
+    heading_fonts: frozenset[str] = frozenset()
+    depth_sizes: dict[int, float] = field(default_factory=dict)  # depth -> typical size
+    title: tuple[int, float] | None = None  # (page, size) of the document title
+
+    @property
+    def numbered(self) -> bool:
+        return bool(self.depth_sizes)
+
+    def numbered_depth(self, ln: Line) -> int:
+        """Depth of a numbered heading line ("2.6." -> 2), 0 if it is not one."""
+        if not (ln.bold or ln.size >= self.body * 1.1) or len(ln.text) > 150:
+            return 0
+        match = _HEADING_NUMBER.match(ln.text)
+        if match is None or is_caption(ln.text) or ln.text.rstrip().endswith((",", ";")):
+            return 0
+        if _TOC_ENTRY.search(ln.text) or _DATE.match(ln.text):  # contents line, date
+            return 0
+        return match.group(1).count(".") + 1
+
+    def level(self, ln: Line, page: int) -> int:
+        """Heading level of a line (1-6), 0 = not a heading, -1 = by size rank."""
+        if len(ln.text) > 200 or is_caption(ln.text):
+            return 0
+        if self.title is not None and (page, round(ln.size, 1)) == self.title:
+            return 1
+        if not self.numbered:
+            return -1 if ln.size >= self.body * 1.15 else 0
+        depth = self.numbered_depth(ln)
+        if depth:
+            return min(6, 2 + depth)
+        if ln.font not in self.heading_fonts or ln.size < self.body * 1.15:
+            return 0
+        return self._level_by_size(ln.size)
+
+    def _level_by_size(self, size: float) -> int:
+        """An unnumbered heading sits at the level of numbered ones of its size."""
+        best = min(self.depth_sizes)
+        for depth, typical in sorted(self.depth_sizes.items()):
+            if size >= typical - 0.5:
+                best = depth
+                break
+        else:
+            best = max(self.depth_sizes)
+        return min(6, 2 + best)
+
+
+def heading_rules(pages: list[list[Line]], body: float) -> HeadingRules:
+    rules = HeadingRules(body)
+    fonts: Counter[str] = Counter()
+    sizes: dict[int, Counter[float]] = {}
+    for lines in pages:
+        for ln in lines:
+            depth = rules.numbered_depth(ln)
+            if depth:
+                fonts[ln.font] += 1
+                sizes.setdefault(depth, Counter())[round(ln.size, 1)] += 1
+    if sum(fonts.values()) >= 3:
+        rules.heading_fonts = frozenset(fonts)
+        rules.depth_sizes = {d: c.most_common(1)[0][0] for d, c in sizes.items()}
+    first = [ln for ln in pages[0] if ln.size >= body * 1.3] if pages else []
+    if first and rules.numbered:  # the topmost large line of page 1
+        rules.title = (1, round(min(first, key=lambda ln: ln.top).size, 1))
+    return rules
+
+
+def _group(
+    lines: list[Line],
+    body: float,
+    tables: list[Item],
+    rules: HeadingRules | None = None,
+    page: int = 1,
+) -> list[Item]:
     """Lines -> heading / paragraph / list items; merged with tables by position."""
+    rules = rules or HeadingRules(body)
     blocks: list[Item] = []
     for ln in lines:
         bullet = _BULLETS.match(ln.text)
         is_item = bool(bullet) and len(ln.text) > (bullet.end() if bullet else 0)
         text = ln.text[bullet.end() :] if (bullet and is_item) else ln.text
-        heading = ln.size >= body * 1.15 and len(text) <= 200 and not is_caption(text)
+        level = 0 if is_item else rules.level(ln, page)
         prev = blocks[-1] if blocks else None
         gap = ln.top - prev.bottom if prev else 1e9
         tight = gap < 0.6 * max(ln.size, 1.0)
-        if heading:
-            if prev and prev.kind == "heading" and abs(prev.size - ln.size) < 0.5 and tight:
-                prev.lines.append(ln)
-                prev.bottom = ln.bottom
-                continue
-            blocks.append(Item("heading", ln.top, ln.bottom, size=ln.size, lines=[ln]))
+        continues_heading = (
+            prev is not None
+            and prev.kind == "heading"
+            and abs(prev.size - ln.size) < 0.5
+            and (prev.lines[-1].font == ln.font or ln.size >= rules.body * 1.15)
+            and tight
+            and (level != 0 or rules.numbered)
+            and not rules.numbered_depth(ln)
+            and sum(len(x.text) for x in prev.lines) + len(ln.text) <= 200
+        )
+        if continues_heading and prev is not None:
+            prev.lines.append(ln)
+            prev.bottom = ln.bottom
+            continue
+        if level:
+            blocks.append(
+                Item("heading", ln.top, ln.bottom, size=ln.size, level=max(level, 0), lines=[ln])
+            )
             continue
         if is_item:
             item = Item("item", ln.top, ln.bottom, size=ln.size, lines=[])
-            item.lines.append(Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold))
+            item.lines.append(Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold, ln.font))
             blocks.append(item)
             continue
         continues = (
@@ -411,8 +607,14 @@ def _group(lines: list[Line], body: float, tables: list[Item]) -> list[Item]:
 
 
 def _heading_levels(pages: list[PageContent], body: float) -> dict[float, int]:
+    """Levels by size rank, for headings that the rules did not give a level."""
     sizes = sorted(
-        {round(it.size, 1) for p in pages for it in p.items if it.kind == "heading"},
+        {
+            round(it.size, 1)
+            for p in pages
+            for it in p.items
+            if it.kind == "heading" and it.level == 0
+        },
         reverse=True,
     )
     # Largest size = document title (#); further sizes sit below the page
@@ -620,10 +822,11 @@ def _assemble(
             body_sizes[ln.size] += len(ln.text)
     body = body_sizes.most_common(1)[0][0] if body_sizes else 10.0
 
+    rules = heading_rules(stripped, body)
     pages: list[PageContent] = []
     ocr_budget = limits.max_ocr_pages
     for (number, _hgt, _l, tables, _ht, has_images), kept in zip(raw, stripped, strict=True):
-        items = _group(kept, body, tables)
+        items = _group(kept, body, tables, rules, number)
         _attach_captions(items)
         content = PageContent(number, items, bool(items), has_images)
         if not items:
@@ -707,7 +910,7 @@ def _render(
         for i, it in enumerate(page.items):
             nxt = page.items[i + 1] if i + 1 < len(page.items) else None
             if it.kind == "heading":
-                level = levels.get(round(it.size, 1), 3)
+                level = it.level or levels.get(round(it.size, 1), 3)
                 add("#" * level + " " + it.text)
             elif it.kind == "item":
                 bullet = "- " + it.text

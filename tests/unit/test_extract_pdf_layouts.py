@@ -105,7 +105,11 @@ def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
     assert _join_lines(["Tabellen\u00ad", "einträge"]) == "Tabelleneinträge"
     assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
     assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
-    assert _join_lines(["per E-", "Mail"]) == "per E- Mail"
+    assert _join_lines(["per E-", "Mail"]) == "per E-Mail"
+    assert (
+        _join_lines(["die Computer-Modern-", "Schriftfamilien"])
+        == "die Computer-Modern-Schriftfamilien"
+    )
 
 
 def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
@@ -205,3 +209,22 @@ def test_numbered_headings_give_levels_and_a_huge_example_word_stays_text() -> N
     assert second["1.1.1. TEX"] == ("heading", 5)
     assert second["2.6. Pakete"] == ("heading", 4)
     assert second["gigantisch"][0] == "para"  # a large example word in the body font
+
+
+def test_a_word_overflowing_its_narrow_column_stays_whole_in_its_cell() -> None:
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        left, right, cols = 60.0, 540.0, (160.0, 200.0)
+        rows = [("apt", "apt-get/apt-cache", "description"), ("apt update", "apt-get", "metadata")]
+        c.line(left, 700, right, 700)  # type: ignore[attr-defined]
+        for i, (a, b, d) in enumerate(rows):
+            y = 700 - 14 * (i + 1)
+            c.drawString(left + 3, y + 4, a)  # type: ignore[attr-defined]
+            c.drawString(cols[0] + 3, y + 4, b)  # wider than its column: crosses x=200
+            c.drawString(cols[1] + 80, y + 4, d)  # type: ignore[attr-defined]
+            c.line(left, y, right, y)  # type: ignore[attr-defined]
+            for x in cols:
+                c.line(x, y, x, y + 14)  # type: ignore[attr-defined]
+
+    r = extract(_pdf(draw), filename="overflow.pdf")
+    assert r.report.tables[0].header == "| apt | apt-get/apt-cache | description |"

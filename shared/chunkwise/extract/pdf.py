@@ -217,6 +217,46 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
     return lines
 
 
+def _table_cells(page: Any, table: Any) -> list[list[str | None]]:
+    """Cell texts, each word in the cell where it starts.
+
+    pdfplumber's own `extract` puts every character in the cell holding its
+    centre: a word that overflows its column ("apt-get/apt-cache" in a narrow
+    column) is cut, "apt-ge" left and "t/apt-cache" in the next cell.
+    """
+    x0, top, x1, bottom = (float(v) for v in table.bbox)
+    region = page.crop((max(x0 - 1, 0), max(top - 1, 0), x1 + 1, bottom + 1), relative=False)
+    words = region.extract_words(x_tolerance_ratio=_WORD_GAP_EM)
+    out: list[list[str | None]] = []
+    for row in table.rows:
+        cells: list[str | None] = []
+        for bbox in row.cells:
+            if bbox is None:
+                cells.append(None)
+                continue
+            cx0, ctop, cx1, cbottom = (float(v) for v in bbox)
+            inside = [
+                w
+                for w in words
+                if cx0 - 1 <= float(w["x0"]) < cx1 - 1
+                and ctop <= (float(w["top"]) + float(w["bottom"])) / 2 < cbottom
+            ]
+            cells.append(_words_to_lines(inside))
+        out.append(cells)
+    return out
+
+
+def _words_to_lines(words: list[dict[str, Any]]) -> str:
+    lines: list[list[dict[str, Any]]] = []
+    for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
+        if lines and abs(float(lines[-1][0]["top"]) - float(w["top"])) <= 2:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    ordered = (sorted(line, key=lambda w: float(w["x0"])) for line in lines)
+    return "\n".join(" ".join(str(w["text"]) for w in line) for line in ordered)
+
+
 def _cell_text(cell: str | None) -> str:
     """A cell's lines joined like a paragraph's: a word hyphenated at the line end is whole."""
     if not cell:
@@ -231,7 +271,7 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     boxes: list[tuple[float, float, float, float]] = []
     items: list[Item] = []
     for table in tables:
-        extracted = table.extract(x_tolerance_ratio=_WORD_GAP_EM)
+        extracted = _table_cells(page, table)
         rows = [[_cell_text(c) for c in row] for row in extracted]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows or max(len(r) for r in rows) < 2:
@@ -443,21 +483,26 @@ def _strip_running(
 
 
 def _join_lines(lines: Iterable[str]) -> str:
+    """A block's lines as one text, with line-end hyphens resolved.
+
+    "Tabellenein-" + "träge" is one hyphenated word: the hyphen goes. A
+    hyphen before a capital is part of the word ("E-" + "Mail",
+    "Computer-Modern-" + "Schriftfamilien"): it stays, without a space. Before
+    a conjunction it is a suspended compound ("Zeilen- und Spalten"): it stays
+    with its space. A soft hyphen marks where a word was broken: it goes.
+    """
     out = ""
     for text in lines:
+        first = text.split(" ", 1)[0]
+        hyphen = out.endswith("-") and len(out) > 1 and out[-2].isalpha()
         if not out:
             out = text
-        elif (
-            out.endswith("\u00ad")
-            or (  # a soft hyphen marks where the word was broken
-                out.endswith("-")
-                and len(out) > 1
-                and out[-2].isalpha()
-                and text[:1].islower()
-                and text.split(" ", 1)[0] not in _HYPHEN_KEEP
-            )
+        elif out.endswith("\u00ad") or (
+            hyphen and text[:1].islower() and first not in _HYPHEN_KEEP
         ):
             out = out[:-1] + text
+        elif hyphen and text[:1].isupper():
+            out = out + text
         else:
             out = out + " " + text
     return out

@@ -7,7 +7,8 @@ sentence-segmentation evaluation needs the Universal Dependencies files
 absent instead of failing the whole run. The real-text throughput run builds
 its corpus from Debian documentation packages (bench/realtext/build.py, needs
 `apt-get download` and `dpkg-deb`); it is skipped with a message when that
-fails.
+fails. So is the real-document extraction benchmark (bench/realdocs: pinned
+Debian PDFs, labelled facts, chunkwise vs a pypdf baseline and pymupdf4llm).
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def main() -> int:
             failures.append(name)
     if not only or "throughput_real_text" in only:
         real_text(failures)
+    if not only or "realdocs" in only:
+        # Fetches its Debian packages on first use; skips with a message when it cannot.
+        cmd = ["bench.realdocs", "--write"]
+        print(f"[bench] realdocs: python -m {' '.join(cmd)}", flush=True)
+        if subprocess.call([sys.executable, "-m", *cmd], cwd=ROOT) != 0:
+            failures.append("realdocs")
     if not only or "sentences" in only:
         if UD_ROOT.exists():
             cmd = [

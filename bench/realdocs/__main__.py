@@ -13,7 +13,8 @@ integrity against `pdftotext -raw`, glued tokens, extraction time and peak
 RSS (each extraction in a fresh process). chunkwise's text is chunked with
 chunkwise's chunker; the baseline's with fixed 1,000-character windows;
 pymupdf4llm's Markdown (a comparison only, AGPL, in its own venv under
-.local/pymupdf-venv) with chunkwise's chunker, so that extraction is compared.
+.local/pymupdf-venv, made on first use) with chunkwise's chunker, so that
+extraction is compared. Needs `pdftotext` (Debian: poppler-utils).
 `--write` stores bench/results/realdocs[-heldout].md and .json.
 """
 
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,7 +50,7 @@ from .metrics import (
 ROOT = fetch.ROOT
 LABELS = Path(__file__).resolve().parent / "labels"
 RESULTS = ROOT / "bench" / "results"
-PYMUPDF_PYTHON = ROOT / ".local" / "pymupdf-venv" / "bin" / "python"
+PYMUPDF_PYTHON = fetch.PYMUPDF_VENV / "bin" / "python"
 CHILD = Path(__file__).resolve().parent / "child.py"
 TOOLS = ("chunkwise", "baseline", "pymupdf4llm")
 KINDS = ("table", "prose", "heading")
@@ -260,8 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     labels = load_labels(args.set)
     tools = [t for t in args.tools.split(",") if t]
-    if "pymupdf4llm" in tools and not PYMUPDF_PYTHON.exists():
-        print(f"[realdocs] pymupdf4llm skipped: no venv at {PYMUPDF_PYTHON} (see README of bench)")
+    if shutil.which("pdftotext") is None:
+        print("[realdocs] skipped: pdftotext (Debian package poppler-utils) is not installed")
+        return 0
+    if "pymupdf4llm" in tools and fetch.pymupdf_python() is None:
+        print(f"[realdocs] pymupdf4llm skipped: no venv at {fetch.PYMUPDF_VENV}")
         tools.remove("pymupdf4llm")
     wanted = set(args.docs.split(",")) - {""}
     scores: list[Score] = []

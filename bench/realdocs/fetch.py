@@ -101,6 +101,24 @@ DOCUMENTS = (
 )
 
 
+PYMUPDF_VENV = ROOT / ".local" / "pymupdf-venv"
+PYMUPDF4LLM = "pymupdf4llm==1.28.2"
+
+
+def pymupdf_python() -> Path | None:
+    """The comparison tool's own venv (AGPL: kept apart from chunkwise and its deps)."""
+    python = PYMUPDF_VENV / "bin" / "python"
+    if python.exists():
+        return python
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(PYMUPDF_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", PYMUPDF4LLM], check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"[realdocs] pymupdf4llm venv could not be made: {exc}", file=sys.stderr)
+        return None
+    return python
+
+
 def resolve(doc: Document) -> Path:
     if doc.path.startswith("repo:"):
         return ROOT / doc.path.removeprefix("repo:")

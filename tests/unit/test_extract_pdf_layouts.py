@@ -8,6 +8,7 @@ tolerance, a leading "-" that is data, numbered headings, and so on.
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 
@@ -148,7 +149,10 @@ def _borderless_table(c: object) -> None:
         y = top - 14 * (i + 1)
         for x, cell in zip((left + 3, cols[0] + 3, cols[1] + 3), row, strict=True):
             c.drawString(x, y + 4, cell)  # type: ignore[attr-defined]
-        c.line(left, y, right, y)  # type: ignore[attr-defined]
+        # Row rules drawn cell by cell, as DocBook's tables do.
+        bounds = (left, *cols, right)
+        for a, b in itertools.pairwise(bounds):
+            c.line(a, y, b, y)  # type: ignore[attr-defined]
         for x in cols:
             c.line(x, y, x, y + 14)  # type: ignore[attr-defined]
 

@@ -175,9 +175,12 @@ def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
     )
     groups: list[list[float]] = []
     for top, x0, x1 in rules:
-        last = groups[-1] if groups else None
-        if last is not None and _same_table(last, x0, x1) and top - last[3] <= _ROW_REACH:
-            last[3] = top
+        # The narrowest open table that holds the rule, even if another rule
+        # (a page footer's, a box's) came between.
+        open_groups = [g for g in groups if top - g[3] <= _ROW_REACH and _same_table(g, x0, x1)]
+        owner = min(open_groups, key=lambda g: g[2] - g[0], default=None)
+        if owner is not None:
+            owner[3] = top
         else:
             groups.append([x0, top, x1, top])
     return [(g[0], g[1], g[2], g[3]) for g in groups if g[3] > g[1]]
@@ -217,7 +220,7 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
     return lines
 
 
-def _table_cells(page: Any, table: Any) -> list[list[str | None]]:
+def _table_cells(page_words: list[dict[str, Any]], table: Any) -> list[list[str | None]]:
     """Cell texts, each word in the cell where it starts.
 
     pdfplumber's own `extract` puts every character in the cell holding its
@@ -225,8 +228,11 @@ def _table_cells(page: Any, table: Any) -> list[list[str | None]]:
     column) is cut, "apt-ge" left and "t/apt-cache" in the next cell.
     """
     x0, top, x1, bottom = (float(v) for v in table.bbox)
-    region = page.crop((max(x0 - 1, 0), max(top - 1, 0), x1 + 1, bottom + 1), relative=False)
-    words = region.extract_words(x_tolerance_ratio=_WORD_GAP_EM)
+    words = [
+        w
+        for w in page_words
+        if x0 - 1 <= float(w["x0"]) <= x1 + 1 and top - 1 <= float(w["top"]) <= bottom + 1
+    ]
     out: list[list[str | None]] = []
     for row in table.rows:
         cells: list[str | None] = []
@@ -270,8 +276,9 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     tables = page.find_tables({"explicit_vertical_lines": borders} if borders else None)
     boxes: list[tuple[float, float, float, float]] = []
     items: list[Item] = []
+    page_words = page.extract_words(x_tolerance_ratio=_WORD_GAP_EM) if tables else []
     for table in tables:
-        extracted = _table_cells(page, table)
+        extracted = _table_cells(page_words, table)
         rows = [[_cell_text(c) for c in row] for row in extracted]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows or max(len(r) for r in rows) < 2:

@@ -122,6 +122,7 @@ def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
         _line("*.html", 160),
         _line("- a real item", 190),
         _line("\u2022first bullet", 220),
+        _line("* First Second *", 250),
     ]
     items = _group(lines, 10.0, [])
     assert [(it.kind, it.text) for it in items] == [
@@ -130,6 +131,7 @@ def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
         ("para", "*.html"),
         ("item", "a real item"),
         ("item", "first bullet"),
+        ("para", "* First Second *"),
     ]
 
 
@@ -232,3 +234,14 @@ def test_a_word_overflowing_its_narrow_column_stays_whole_in_its_cell() -> None:
 
     r = extract(_pdf(draw), filename="overflow.pdf")
     assert r.report.tables[0].header == "| apt | apt-get/apt-cache | description |"
+
+
+def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text() -> None:
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        c.drawString(60, 700, "* First Second *")  # type: ignore[attr-defined]
+        c.drawString(60, 600, "- a real item")  # type: ignore[attr-defined]
+
+    text = extract(_pdf(draw), filename="markers.pdf").text
+    assert "\\* First Second *" in text
+    assert "\n- a real item" in text

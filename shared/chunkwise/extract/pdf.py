@@ -61,6 +61,7 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
+_LIST_MARKER = re.compile(r"^[-*+]\s")
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|(?:^|\+)(?:cm|sf|ec|tc|lm)?bx\d")
 _TOC_ENTRY = re.compile(r"(?:\.\s?){3,}\s*\d+$|\s\d{1,4}$")
 _DATE = re.compile(
@@ -609,6 +610,8 @@ def _group(
     for ln in lines:
         bullet = _BULLETS.match(ln.text)
         is_item = bool(bullet) and len(ln.text) > (bullet.end() if bullet else 0)
+        if is_item and ln.text[0] in "-*\u2013" and ln.text.rstrip().endswith(ln.text[0]):
+            is_item = False  # "* cell *": a table's column markers, not a bullet
         text = ln.text[bullet.end() :] if (bullet and is_item) else ln.text
         level = 0 if is_item else rules.level(ln, page)
         prev = blocks[-1] if blocks else None
@@ -938,6 +941,11 @@ def _stitch(pages: list[PageContent], report: ExtractionReport) -> dict[int, Sti
     return out
 
 
+def _escape_list_marker(text: str) -> str:
+    """A paragraph that starts like a Markdown list item ("* cell *") is not one."""
+    return "\\" + text if _LIST_MARKER.match(text) else text
+
+
 def _render(
     pages: list[PageContent],
     levels: dict[float, int],
@@ -975,7 +983,7 @@ def _render(
                 if nxt is not None and nxt.kind == "table" and is_caption(it.text):
                     add(caption_paragraph(it.text))
                 else:
-                    add(escape_paragraph(it.text))
+                    add(escape_paragraph(_escape_list_marker(it.text)))
             elif it.kind == "table" and id(it) in tables:
                 table = tables[id(it)]
                 rendered = table.render()

@@ -88,7 +88,7 @@ DOCUMENTS = (
     ),
     Document(
         "libreoffice-help-de-html",
-        "usr/share/libreoffice/help/de/text/shared/01/05100000.html",
+        "usr/share/libreoffice/help/de/text/swriter/01/04090001.html",
         "de",
         "LibreOffice help (XHP -> HTML)",
     ),

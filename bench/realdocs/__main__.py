@@ -208,8 +208,26 @@ def summary_md(scores: list[Score]) -> list[str]:
     return lines
 
 
+def merged_with_stored(scores: list[Score], label_set: str) -> list[Score]:
+    """The stored results with the (document, tool) rows of this run replaced."""
+    path = RESULTS / f"realdocs{_suffix(label_set)}.json"
+    if not path.exists():
+        return scores
+    fresh = {(s.doc, s.tool): s for s in scores}
+    stored = [Score(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
+    kept = [s for s in stored if (s.doc, s.tool) not in fresh]
+    order = {d.name: i for i, d in enumerate(fetch.DOCUMENTS)}
+    rows = kept + scores
+    rows.sort(key=lambda s: (order.get(s.doc, len(order)), TOOLS.index(s.tool)))
+    return rows
+
+
+def _suffix(label_set: str) -> str:
+    return "" if label_set == "dev" else f"-{label_set}"
+
+
 def write(scores: list[Score], label_set: str) -> None:
-    suffix = "" if label_set == "dev" else f"-{label_set}"
+    suffix = _suffix(label_set)
     load = os.getloadavg()
     md = [
         f"# Real documents ({label_set} labels)",
@@ -250,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="store bench/results/realdocs*")
     parser.add_argument("--show-failed", action="store_true")
     parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --write: replace only this run's (document, tool) rows in the stored results",
+    )
+    parser.add_argument(
         "--source",
         type=Path,
         default=ROOT / "shared",
@@ -286,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    FAIL {failure}")
     print("\n".join(summary_md(scores)))
     if args.write:
-        write(scores, args.set)
+        write(merged_with_stored(scores, args.set) if args.merge else scores, args.set)
     return 0
 
 

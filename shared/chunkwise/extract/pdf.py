@@ -85,6 +85,7 @@ _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "t
 # is still wider than any kern inside a word.
 _WORD_GAP_EM = 0.15
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
+_BAND = 8  # points
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 
 
@@ -221,12 +222,15 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
     return lines
 
 
-def _table_cells(page_words: list[dict[str, Any]], table: Any) -> list[list[str | None]]:
+def _table_cells(
+    page_words: list[dict[str, Any]], table: Any, taken: list[tuple[float, float, float, float]]
+) -> list[list[str | None]]:
     """Cell texts, each word in the cell where it starts.
 
     pdfplumber's own `extract` puts every character in the cell holding its
     centre: a word that overflows its column ("apt-get/apt-cache" in a narrow
-    column) is cut, "apt-ge" left and "t/apt-cache" in the next cell.
+    column) is cut, "apt-ge" left and "t/apt-cache" in the next cell. The
+    boxes of the words used are added to `taken`: only they leave the prose.
     """
     x0, top, x1, bottom = (float(v) for v in table.bbox)
     words = [
@@ -248,6 +252,7 @@ def _table_cells(page_words: list[dict[str, Any]], table: Any) -> list[list[str 
                 if cx0 - 1 <= float(w["x0"]) < cx1 - 1
                 and ctop <= (float(w["top"]) + float(w["bottom"])) / 2 < cbottom
             ]
+            taken.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for w in inside)
             cells.append(_words_to_lines(inside))
         out.append(cells)
     return out
@@ -271,15 +276,33 @@ def _cell_text(cell: str | None) -> str:
     return _join_lines(part.strip() for part in cell.split("\n") if part.strip())
 
 
+def _by_band(
+    boxes: list[tuple[float, float, float, float]],
+) -> dict[int, list[tuple[float, float, float, float]]]:
+    """Boxes by horizontal band of _BAND points: a character is tested only against its band's."""
+    bands: dict[int, list[tuple[float, float, float, float]]] = {}
+    for box in boxes:
+        for band in range(int(box[1] - 1) // _BAND, int(box[3] + 1) // _BAND + 1):
+            bands.setdefault(band, []).append(box)
+    return bands
+
+
+def _box(bbox: Any) -> tuple[float, float, float, float]:
+    x0, top, x1, bottom = (float(v) for v in bbox)
+    return x0, top, x1, bottom
+
+
 def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
     borders = _outer_borders(page)
     tables = page.find_tables({"explicit_vertical_lines": borders} if borders else None)
     boxes: list[tuple[float, float, float, float]] = []
+    cells: list[list[tuple[float, float, float, float]]] = []
     items: list[Item] = []
     page_words = page.extract_words(x_tolerance_ratio=_WORD_GAP_EM) if tables else []
     for table in tables:
-        extracted = _table_cells(page_words, table)
+        used: list[tuple[float, float, float, float]] = []
+        extracted = _table_cells(page_words, table, used)
         rows = [[_cell_text(c) for c in row] for row in extracted]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows or max(len(r) for r in rows) < 2:
@@ -288,11 +311,19 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
         boxes.append((x0, top, x1, bottom))
+        cells.append(used)
         frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=_x_edges(table))
         items.append(Item(kind="table", top=top, bottom=bottom, table=frag))
 
+    taken = _by_band([box for used in cells for box in used])
+
     def keep(obj: dict[str, Any]) -> bool:
-        return obj.get("object_type") != "char" or not _inside(obj, boxes)
+        # Only the words put into cells leave the prose: text inside a table's
+        # box but in no cell (a line between two stacked frames) stays.
+        if obj.get("object_type") != "char" or not _inside(obj, boxes):
+            return True
+        band = int((float(obj["top"]) + float(obj["bottom"])) / 2) // _BAND
+        return not _inside(obj, taken.get(band, []))
 
     text_page = page.filter(keep) if boxes else page
     lines: list[Line] = []

@@ -245,3 +245,33 @@ def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text(
     text = extract(_pdf(draw), filename="markers.pdf").text
     assert "\\* First Second *" in text
     assert "\n- a real item" in text
+
+
+def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() -> None:
+    from chunkwise.extract.pdf import Item, _join_header_blocks
+    from chunkwise.extract.tables import TableFragment
+
+    header = TableFragment(
+        rows=[["die ersten beiden Spalten", "", "die dritte Spalte"], ["p-type", "", "D-type"]],
+        page=3,
+        x_edges=[160.0, 320.0, 326.0, 451.0],
+    )
+    body = TableFragment(
+        rows=[["P-column", "und eine", "12·34"], ["Total", "(falsch)", "100·6"]],
+        page=3,
+        x_edges=[182.0, 247.0, 344.0, 430.0],
+    )
+    items = [
+        Item("table", 124.8, 164.1, table=header),
+        Item("table", 164.1, 646.5, table=body),
+    ]
+    (joined,) = _join_header_blocks(items)
+    assert joined.table is not None
+    assert joined.table.rows == [
+        ["die ersten beiden Spalten p-type", "", "die dritte Spalte D-type"],
+        ["P-column", "und eine", "12·34"],
+        ["Total", "(falsch)", "100·6"],
+    ]
+    # A table further down is a table of its own.
+    apart = [Item("table", 100, 140, table=header), Item("table", 300, 400, table=body)]
+    assert len(_join_header_blocks(apart)) == 2

@@ -42,7 +42,9 @@ from .tables import (
     append_fragment,
     can_continue,
     caption_paragraph,
+    columns_match,
     escape_paragraph,
+    header_block_joined,
     is_caption,
     is_continuation_caption,
     start_table,
@@ -86,6 +88,8 @@ _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "t
 _WORD_GAP_EM = 0.15
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
 _BAND = 8  # points
+_MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
+_HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 
 
@@ -347,7 +351,37 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
         )
     has_text = bool(lines) or bool(items)
     has_images = bool(page.images)
-    return lines, items, has_text, has_images
+    return lines, _join_header_blocks(items), has_text, has_images
+
+
+def _join_header_blocks(items: list[Item]) -> list[Item]:
+    """A table whose header rows are a frame of their own directly above its body is one table.
+
+    colortbl's and longtable's examples set the header rows in their own
+    coloured or ruled block: found alone, the body's first data row would
+    become the header and the real header a table without data.
+    """
+    out: list[Item] = []
+    for item in sorted(items, key=lambda it: it.top):
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.table is not None
+            and item.table is not None
+            and len(prev.table.rows) <= _MAX_HEADER_ROWS
+            and prev.table.columns == item.table.columns
+            and -1 <= item.top - prev.bottom <= _HEADER_GAP
+            # Same column boundaries, or frames that touch (a coloured header
+            # wider than its body).
+            and (
+                columns_match(prev.table.x_edges, item.table.x_edges) or item.top - prev.bottom <= 1
+            )
+        ):
+            prev.table = header_block_joined(prev.table, item.table)
+            prev.bottom = item.bottom
+            continue
+        out.append(item)
+    return out
 
 
 def _open_pdfium(data: bytes) -> Any:

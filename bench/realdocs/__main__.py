@@ -226,7 +226,7 @@ def _suffix(label_set: str) -> str:
     return "" if label_set == "dev" else f"-{label_set}"
 
 
-def write(scores: list[Score], label_set: str) -> None:
+def write(scores: list[Score], label_set: str, merged: bool = False) -> None:
     suffix = _suffix(label_set)
     load = os.getloadavg()
     md = [
@@ -237,6 +237,11 @@ def write(scores: list[Score], label_set: str) -> None:
         + " --write` (bench/realdocs/__main__.py says what is measured and how).",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, "
         f"load average at the end {load[0]:.2f}.",
+        *(
+            ["Rows come from more than one run (`--merge`): seconds depend on the load of each."]
+            if merged
+            else []
+        ),
         "",
         "## Per language",
         "",
@@ -309,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    FAIL {failure}")
     print("\n".join(summary_md(scores)))
     if args.write:
-        write(merged_with_stored(scores, args.set) if args.merge else scores, args.set)
+        rows = merged_with_stored(scores, args.set) if args.merge else scores
+        write(rows, args.set, merged=args.merge)
     return 0
 
 

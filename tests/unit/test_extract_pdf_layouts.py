@@ -268,7 +268,7 @@ def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() ->
     (joined,) = _join_header_blocks(items)
     assert joined.table is not None
     assert joined.table.rows == [
-        ["die ersten beiden Spalten p-type", "", "die dritte Spalte D-type"],
+        ["die ersten beiden Spalten / p-type", "", "die dritte Spalte / D-type"],
         ["P-column", "und eine", "12·34"],
         ["Total", "(falsch)", "100·6"],
     ]

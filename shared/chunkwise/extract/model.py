@@ -17,7 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 #    tables of contents skipped; HTML: page banners, navigation containers and
 #    layout tables are not content, header rows combined, rowspan repeated;
 #    no-break spaces kept (DOCX, HTML, table cells).
-CANONICAL_VERSION = 3
+# 4: PDF: words apart on pages with vector paths, headings by numbering and
+#    font, tables without outer borders with all columns, code boxes as text,
+#    "-s"/"-1" kept as data, (cid:NN) dropped, running headers matched across
+#    readers, header frames joined to their tables.
+CANONICAL_VERSION = 4
 
 
 class DocFormat(StrEnum):

@@ -184,17 +184,14 @@ def columns_match(a: list[float], b: list[float], tolerance: float = 6.0) -> boo
 def header_block_joined(header: TableFragment, body: TableFragment) -> TableFragment:
     """A block of header rows drawn as its own frame, joined to the body below it.
 
-    Each column's header cells are joined top to bottom ("die ersten beiden
-    Spalten" over "p-type"): a GFM table has one header row, and every column
-    keeps all of its header's words. The body's rows are data.
+    The header rows become the one header line as DOCX/HTML header rows do
+    (`combine_header_rows`: "die ersten beiden Spalten / p-type"); the body's
+    rows are data.
     """
     width = max(header.columns, body.columns)
-    joined = [
-        " ".join(row[i].strip() for row in header.rows if i < len(row) and row[i].strip())
-        for i in range(width)
-    ]
+    rows = [row + [""] * (width - len(row)) for row in header.rows]
     return TableFragment(
-        rows=[joined, *body.rows],
+        rows=[combine_header_rows(rows), *body.rows],
         page=body.page,
         x_edges=list(body.x_edges),
         caption=header.caption or body.caption,

@@ -8,6 +8,7 @@ the embedding model enforces is checked here with the model's own
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import importlib.util
 import itertools
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tokenizers import Tokenizer
+from tokenizers.pre_tokenizers import Metaspace
 
 from chunkwise.errors import TokenizerError
 
@@ -112,6 +114,7 @@ class HFTokenCounter:
         prefix: str = "",
         model_id: str = "",
         tokenizer_id: str = "",
+        sentencepiece_memo: bool = False,
     ) -> None:
         # The shipped tokenizer.json may carry truncation/padding settings (all-MiniLM
         # truncates at 128): a counter that truncates would silently under-count.
@@ -130,9 +133,14 @@ class HFTokenCounter:
         self._additive = additive and not prefix
         # encode_batch_fast skips offset tracking, which counting never needs.
         self._encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+        # The word memo is tried for the two tokenizer structures whose counts are
+        # known to add up over words (BERT's, and SentencePiece's Metaspace with
+        # space-run collapsing); `_WordCounts.for_tokenizer` then measures whether
+        # this tokenizer really does, and declines otherwise.
+        self._sentencepiece_memo = sentencepiece_memo and not additive
         self._words = (
-            _WordCounts.for_tokenizer(tokenizer, memo_words)
-            if additive and memo_words > 0
+            _WordCounts.for_tokenizer(tokenizer, memo_words, check_words=self._sentencepiece_memo)
+            if (additive or self._sentencepiece_memo) and memo_words > 0
             else None
         )
 
@@ -140,8 +148,10 @@ class HFTokenCounter:
     def additive(self) -> bool:
         """Counts add up across joins at whitespace/punctuation (BERT pre-tokenizer).
 
-        Only claimed for tokenizers whose normaliser and pre-tokenizer are BERT's;
-        byte-level BPE and SentencePiece merge across spaces and are counted whole.
+        Only claimed for tokenizers whose normaliser and pre-tokenizer are BERT's.
+        SentencePiece pieces start with the "▁" of the space before them, and the
+        model's prefix is counted with the text, so the chunker counts its joins
+        whole; its texts are still counted exactly with the word memo.
         """
         return self._additive
 
@@ -190,8 +200,9 @@ class HFTokenCounter:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         if self._prefix:
-            prefixed = [self._prefix + t for t in texts]
-            return [n + self._special for n in self._count_raw(prefixed)] if texts else []
+            # The prefix is counted as the start of the text it is put before: the
+            # memo (exact for any text) or the tokenizer sees "passage: " + text.
+            texts = [self._prefix + t for t in texts]
         return [n + self._special for n in self.count_many_plain(texts)]
 
     def count_plain(self, text: str) -> int:
@@ -225,6 +236,7 @@ class HFTokenCounter:
             prefix=self._prefix,
             model_id=model_id,
             tokenizer_id=self._tokenizer_id,
+            sentencepiece_memo=self._sentencepiece_memo,
         )
 
     @property
@@ -253,16 +265,32 @@ PYTHON_WHITESPACE = frozenset(
 )
 
 
+def _pieces(tokenizer: Tokenizer, text: str) -> list[str]:
+    return tokenizer.encode(text, add_special_tokens=False).tokens
+
+
+def _trailing_cost(tokenizer: Tokenizer) -> int:
+    """Tokens a text ending in whitespace costs beyond its words: 0 for BERT (the
+    space is dropped), 1 for SentencePiece (a lone "▁" that no word owns)."""
+    return len(_pieces(tokenizer, "a ")) - len(_pieces(tokenizer, "a"))
+
+
 def _separators(tokenizer: Tokenizer) -> frozenset[str]:
-    """Python whitespace characters at which the tokenizer's own normaliser and
-    pre-tokenizer split a word in two (measured, not assumed)."""
-    normalizer, pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer
-    if normalizer is None or pre_tokenizer is None:
-        return frozenset()
+    """Python whitespace characters that separate words for the tokenizer's own
+    normaliser and pre-tokenizer (measured, not assumed): "a?b" is "a" and "b",
+    a run of them counts like one, they cost nothing before a word, and after the
+    last word they cost what a space costs there."""
+    a, b = _pieces(tokenizer, "a"), _pieces(tokenizer, "b")
+    trailing = _trailing_cost(tokenizer)
     found = set()
     for ch in PYTHON_WHITESPACE:
-        normalized = normalizer.normalize_str(f"a{ch}b")
-        if [w for w, _ in pre_tokenizer.pre_tokenize_str(normalized)] == ["a", "b"]:
+        if (
+            _pieces(tokenizer, f"a{ch}b") == a + b
+            and _pieces(tokenizer, f"a{ch}{ch} b") == a + b
+            and _pieces(tokenizer, f"{ch}a") == a
+            and len(_pieces(tokenizer, f"a{ch}")) == len(a) + trailing
+            and len(_pieces(tokenizer, ch)) == len(_pieces(tokenizer, f"{ch} ")) == trailing
+        ):
             found.add(ch)
     return frozenset(found)
 
@@ -275,22 +303,35 @@ def _added_tokens_span_separators(tokenizer: Tokenizer, separators: frozenset[st
     return any(t.lstrip or t.rstrip or any(ch in separators for ch in t.content) for t in added)
 
 
-class _WordCounts:
-    """Exact counts for BERT-style tokenizers, one tokenizer call per distinct word.
+# A memo entry for a word whose count depends on its neighbours: it makes the sum
+# negative, and a negative sum sends the text to the tokenizer whole.
+_NOT_ADDITIVE = -(1 << 40)
 
-    With BERT's normaliser and pre-tokenizer, a text's count is the sum of the
-    counts of its whitespace-separated words: the normaliser works character by
-    character and the pre-tokenizer splits at every whitespace character, so no
-    token spans a separator. Natural text repeats its words (Zipf), so counting
-    each distinct word once and summing is several times faster than encoding
-    every text whole, and gives the same number.
+
+class _WordCounts:
+    """Exact counts from one tokenizer call per distinct word.
+
+    A text's count is the sum of the counts of its whitespace-separated words
+    (plus, for SentencePiece, the lone "▁" a text ending in whitespace gets):
+    - BERT: the normaliser works character by character and the pre-tokenizer
+      splits at every whitespace character, so no token spans a separator.
+    - SentencePiece (Metaspace, split, prefix "▁" always, runs of spaces collapsed
+      by the normaliser): every separator becomes the "▁" that starts the next
+      word's pieces, exactly as the "▁" a word gets when encoded alone. Words
+      whose own normal form breaks that are counted with their text whole: one
+      the normaliser deletes or ends in a space (ZWJ, U+00B4's trailing mark is
+      fine, a trailing ZWJ is not), and one holding an added token's text
+      ("a <s>" gets a lone "▁" before the <s>).
+    Natural text repeats its words (Zipf), so counting each distinct word once
+    and summing is several times faster than encoding every text whole, and
+    gives the same number.
 
     Which characters separate words is not assumed: it is measured once on the
-    tokenizer's own normaliser and pre-tokenizer (`_separators`). Text is split
-    only at characters that are separators both for Python's `str.split()` and
-    for the tokenizer; a text holding a Python whitespace character that the
-    tokenizer deletes instead (e.g. U+000B, U+0085) is split with an exact
-    pattern instead of `str.split()`.
+    tokenizer itself (`_separators`). Text is split only at characters that are
+    separators both for Python's `str.split()` and for the tokenizer; a text
+    holding a Python whitespace character that the tokenizer deletes or keeps
+    instead (e.g. U+000B, U+0085) is split with an exact pattern instead of
+    `str.split()`.
     """
 
     def __init__(
@@ -298,23 +339,52 @@ class _WordCounts:
         tokenizer: Tokenizer,
         separators: frozenset[str],
         capacity: int,
+        *,
+        trailing_cost: int = 0,
+        check_words: bool = False,
     ) -> None:
         self._tokenizer = tokenizer
+        self._encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._lock = threading.Lock()
         self._capacity = capacity
         self._memo: dict[str, int] = {}
+        self._separators = separators
+        self._trailing_cost = trailing_cost
         self._split_exact = re.compile("[" + re.escape("".join(sorted(separators))) + "]+").split
         joiners = "".join(sorted(PYTHON_WHITESPACE - separators))
         self._needs_exact = re.compile("[" + re.escape(joiners) + "]").search if joiners else None
+        self._check_words = check_words
+        self._edge_safe = _edge_safe_characters(tokenizer, separators) if check_words else ""
+        added = tokenizer.get_added_tokens_decoder().values()
+        self._added_tokens = tuple(t.content for t in added)
         self._words = 0
         self._misses = 0
 
     @classmethod
-    def for_tokenizer(cls, tokenizer: Tokenizer, capacity: int) -> _WordCounts | None:
+    def for_tokenizer(
+        cls, tokenizer: Tokenizer, capacity: int, *, check_words: bool = False
+    ) -> _WordCounts | None:
+        """The memo, if the tokenizer's counts add up over words (else None).
+
+        `check_words` is for SentencePiece: its words are checked one by one,
+        and its added tokens must be matched on the raw text (they are then
+        only ever inside a word, and such words are counted with their text).
+        """
         separators = _separators(tokenizer)
-        if not separators or _added_tokens_span_separators(tokenizer, separators):
+        if " " not in separators:
             return None
-        return cls(tokenizer, separators, capacity)
+        if check_words:
+            added = tokenizer.get_added_tokens_decoder().values()
+            if not _is_metaspace_split(tokenizer) or any(
+                t.normalized or t.single_word for t in added
+            ):
+                return None
+        trailing = _trailing_cost(tokenizer)
+        if _added_tokens_span_separators(tokenizer, separators) or (trailing and not check_words):
+            return None
+        return cls(
+            tokenizer, separators, capacity, trailing_cost=trailing, check_words=check_words
+        )
 
     def _split(self, text: str) -> list[str]:
         if self._needs_exact is not None and self._needs_exact(text) is not None:
@@ -325,7 +395,15 @@ class _WordCounts:
         # The chunker may run on several threads (segment.py keeps its ICU
         # iterators per thread): the memo is only read and written under a lock.
         with self._lock:
-            return self._count_many_locked(texts)
+            counts = self._count_many_locked(texts)
+        whole = [i for i, n in enumerate(counts) if n < 0]
+        if whole:  # texts with a word whose count depends on its neighbours
+            encodings = self._tokenizer.encode_batch(
+                [texts[i] for i in whole], add_special_tokens=False
+            )
+            for i, encoding in zip(whole, encodings, strict=True):
+                counts[i] = len(encoding)
+        return counts
 
     def _count_many_locked(self, texts: Sequence[str]) -> list[int]:
         if len(self._memo) >= self._capacity:
@@ -339,19 +417,52 @@ class _WordCounts:
             long_words = [w for w in new if len(w) > _MEMO_MAX_WORD_CHARS]
             self._misses += len(new)
         result = [sum(map(memo.__getitem__, words)) for words in split_texts]
+        if self._trailing_cost:
+            separators, cost = self._separators, self._trailing_cost
+            result = [
+                n + cost if t and t[-1] in separators else n
+                for n, t in zip(result, texts, strict=True)
+            ]
         for word in long_words:  # counted for this call only
             del memo[word]
         self._words += sum(map(len, split_texts))
         return result
 
+    def _is_context_free(self, word: str) -> bool:
+        """A SentencePiece word counts alone as it does between separators."""
+        if any(token in word for token in self._added_tokens):
+            return False
+        normalize = self._tokenizer.normalizer.normalize_str
+        normal = normalize(word)
+        if not normal or normal.endswith(" ") or "\u2581" in normal:
+            return False
+        if word[0] in self._edge_safe and word[-1] in self._edge_safe:
+            return True
+        # The normaliser maps grapheme clusters, and a separator followed by a
+        # combining mark is one ("\xa0\u0301" becomes a plain space, the mark
+        # gone): such a word is checked after every separator and before it.
+        alone = _collapse_spaces(f" {normal} ")
+        return all(normalize(f"{s}{word}{s}") == alone for s in self._separators)
+
     def _count_words(self, words: list[str]) -> list[int]:
-        """Per-word counts from one encode of the words joined by spaces.
+        if not self._check_words:
+            return self._count_joined(words)
+        # One encoding per word: offsets into a joined string are not reliable
+        # once the normaliser deletes characters (a deleted U+000B before a word
+        # shifts the offsets of the tokens after it by one).
+        free = [w for w in words if self._is_context_free(w)]
+        encodings = self._encode_batch(free, add_special_tokens=False) if free else []
+        counts = {w: len(e) for w, e in zip(free, encodings, strict=True)}
+        return [counts.get(w, _NOT_ADDITIVE) for w in words]
+
+    def _count_joined(self, words: list[str]) -> list[int]:
+        """Per-word counts (BERT) from one encode of the words joined by spaces.
 
         No token crosses a separator, so each token belongs to exactly one
         word; its offset (into the joined string) says which. One encoding
         instead of one per word is about 1.5x faster on the rare words that
-        miss the memo. (Encoding the list with `is_pretokenized=True` would be
-        simpler but makes `tokenizers` import numpy, which Lambda lacks.)
+        miss the memo. (Encoding the list with `is_pretokenized=True` would
+        be simpler but makes `tokenizers` import numpy, which Lambda lacks.)
         """
         starts = list(itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0))
         encoding = self._tokenizer.encode(" ".join(words), add_special_tokens=False)
@@ -362,6 +473,37 @@ class _WordCounts:
 
     def stats(self) -> dict[str, int]:
         return {"words": self._words, "misses": self._misses, "size": len(self._memo)}
+
+
+# Characters measured at load to normalise the same next to every separator as
+# alone (ASCII and the Latin letters of European text): a word that begins and
+# ends with one needs no check of its own.
+_EDGE_CANDIDATES = "".join(map(chr, itertools.chain(range(0x21, 0x7F), range(0xA1, 0x250))))
+_collapse_spaces = functools.partial(re.compile(" {2,}").sub, " ")
+
+
+def _edge_safe_characters(tokenizer: Tokenizer, separators: frozenset[str]) -> str:
+    normalize = tokenizer.normalizer.normalize_str
+    safe = []
+    for ch in _EDGE_CANDIDATES:
+        if ch in separators:
+            continue
+        normal = normalize(ch)
+        before, after = _collapse_spaces(f" {normal}"), _collapse_spaces(f"{normal} ")
+        if all(normalize(s + ch) == before and normalize(ch + s) == after for s in separators):
+            safe.append(ch)
+    return "".join(safe)
+
+
+def _is_metaspace_split(tokenizer: Tokenizer) -> bool:
+    """SentencePiece's pre-tokenizer splitting at every "▁", each split prefixed."""
+    pre = tokenizer.pre_tokenizer
+    return (
+        isinstance(pre, Metaspace)
+        and pre.split
+        and pre.prepend_scheme == "always"
+        and pre.replacement == "\u2581"
+    )
 
 
 _configured_model_path: Path | None = None
@@ -490,6 +632,7 @@ def load_counter(
         limit,
         add_special_tokens,
         additive=_is_bert_like(spec),
+        sentencepiece_memo=_is_sentencepiece_like(spec),
         prefix=known.passage_prefix if known else "",
         model_id=known.model_id if known else "",
         tokenizer_id=f"{known.model_id if known else 'tokenizer'}@sha256:{digest}",
@@ -507,4 +650,24 @@ def _is_bert_like(spec: dict[str, object]) -> bool:
         kind("normalizer") == "BertNormalizer"
         and kind("pre_tokenizer") == "BertPreTokenizer"
         and kind("model") == "WordPiece"
+    )
+
+
+def _is_sentencepiece_like(spec: dict[str, object]) -> bool:
+    """SentencePiece's normaliser (its precompiled character map, then runs of
+    spaces collapsed to one) before the Metaspace pre-tokenizer: the structure
+    whose counts add up over words. Anything else in the normaliser (a Strip, a
+    Replace across words) is not known to keep them additive."""
+    normalizer = spec.get("normalizer")
+    if not isinstance(normalizer, dict):
+        return False
+    parts = normalizer.get("normalizers") if normalizer.get("type") == "Sequence" else [normalizer]
+    collapse = {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
+    pre = spec.get("pre_tokenizer")
+    return (
+        isinstance(parts, list)
+        and [p.get("type") for p in parts if isinstance(p, dict)] == ["Precompiled", "Replace"]
+        and parts[1] == collapse
+        and isinstance(pre, dict)
+        and pre.get("type") == "Metaspace"
     )

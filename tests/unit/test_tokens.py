@@ -161,3 +161,39 @@ def test_missing_model_package_names_the_package(monkeypatch: pytest.MonkeyPatch
     missing = tokens.ModelTokenizer(**{**DEFAULT_MODEL.__dict__, "package": "no_such_pkg_x"})
     with pytest.raises(TokenizerError, match=r"no_such_pkg_x.*not installed"):
         load_counter(model=missing)
+
+
+def test_sentencepiece_separators_and_trailing_space_are_measured() -> None:
+    counter = load_counter(model=DEFAULT_MODEL)
+    tokenizer = counter.tokenizer
+    assert counter.uses_word_memo and not counter.additive
+    separators = tokens._separators(tokenizer)
+    # XLM-R's normaliser deletes U+000B and U+001C and keeps U+0085 inside the word.
+    assert separators.isdisjoint({"\x0b", "\x1c", "\x85"})
+    assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
+    assert tokens._trailing_cost(tokenizer) == 1  # "a " is "▁a" "▁"
+    texts = ["Die Pumpe läuft. ", "a\xa0\u0301b", "x\u200d", "a <s> b", "   ", ""]
+    whole = [len(tokenizer.encode(t, add_special_tokens=False).ids) for t in texts]
+    assert counter.count_many_plain(texts) == whole
+
+
+@pytest.mark.parametrize(
+    ("part", "change"),
+    [
+        ("normalizer", lambda n: {"type": "Sequence", "normalizers": n["normalizers"][:1]}),
+        ("pre_tokenizer", lambda p: {**p, "prepend_scheme": "first"}),
+        ("pre_tokenizer", lambda p: {**p, "split": False}),
+    ],
+    ids=["no-space-collapsing", "prefix-only-first", "no-split"],
+)
+def test_sentencepiece_variants_without_additivity_are_counted_whole(
+    tmp_path: Path, part: str, change: object
+) -> None:
+    spec = json.loads(load_tokenizer_json(model_tokenizer_path(DEFAULT_MODEL)))
+    spec[part] = change(spec[part])  # type: ignore[operator]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec))
+    counter = load_counter(path)
+    assert not counter.uses_word_memo
+    text = "Die  Pumpe läuft.  Dann stoppt sie. "
+    assert counter.count(text) == counter.count_whole(text)

@@ -43,6 +43,9 @@ test-integration: setup
 # all tests with the services they need started (and stopped again) around them.
 test: setup lint
 	bash scripts/sam-check.sh
+	# The real mixed-language document of the CLI tests (a pinned Debian package).
+	# Best effort: without it those tests skip and say so.
+	bash scripts/fetch-mixed-doc.sh >/dev/null || echo "make test: real mixed document not fetched; its tests will skip" >&2
 	bash scripts/with-services.sh $(BIN)/pytest -q tests
 
 # Benchmarks print tables and write bench/results/; `make bench B=throughput` runs one.

@@ -1,6 +1,6 @@
 """`chunkwise chunk` on a real mixed-language document: the German Debian Reference.
 
-Its translation leaves some paragraphs in English. The five checked here were
+Its translation leaves some paragraphs in English. The seven checked here were
 found and read by hand; they must come out as English chunks, and the German
 text around them as German. The document is a pinned Debian package fetched by
 `make fetch-mixed-doc` (scripts/fetch-mixed-doc.sh) into .local/.
@@ -18,7 +18,12 @@ from test_cli_process import CLI
 ROOT = Path(__file__).resolve().parents[2] / ".local/mixed/root/usr/share/debian-reference"
 ENGLISH_PARAGRAPHS = {
     "ch02.de.html": ["The file name specification of the command line and the menu prompt"],
-    "ch03.de.html": ["For UEFI system, GRUB2 first reads the ESP partition"],
+    "ch03.de.html": [
+        "For UEFI system, GRUB2 first reads the ESP partition",
+        # Two tips, read as paragraphs since layout tables are no longer tables.
+        "You can enable to see kerrnel boot log messages",
+        "You can customize GRUB splash image",
+    ],
     "ch06.de.html": ["Debian traditionally installed some MTA program"],
     "ch09.de.html": [
         "Please note that access to non-free-firmware packages",

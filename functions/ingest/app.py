@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chunkwise.aws import Settings, load_settings
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.pipeline import IngestResult, ObjectChange, parse_message
+from chunkwise.pipeline import IngestResult, MessageError, ObjectChange, parse_message
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -93,9 +93,28 @@ def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
     return result
 
 
+def parse_record(record: SQSRecord) -> list[ObjectChange]:
+    """The record's object changes; a malformed message is logged (id and reason, never
+    its body) before it fails, so the DLQ never receives a message nobody explained."""
+    try:
+        return parse_message(record.body)
+    except MessageError as exc:
+        logger.error(
+            "malformed message: it goes to the DLQ once its receives are used up",
+            extra={
+                "message_id": record.message_id,
+                "error": type(exc).__name__,
+                "reason": str(exc),
+                "receive_count": int(record.attributes.approximate_receive_count or 1),
+            },
+        )
+        metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
+        raise
+
+
 @tracer.capture_method
 def record_handler(record: SQSRecord) -> None:
-    changes = parse_message(record.body)
+    changes = parse_record(record)
     if not changes:
         logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
         return

@@ -34,3 +34,12 @@ class TransientError(ChunkwiseError):
 
 class InputError(ChunkwiseError):
     """An input named by the caller cannot be read (missing file, no permission)."""
+
+
+class QueryRejected(ChunkwiseError):
+    """The search backend refused the query as malformed or too large (the caller's
+    input, answered as 400). ``public`` is safe to return; the message is for logs."""
+
+    def __init__(self, message: str, public: str = "the query was rejected as too complex") -> None:
+        super().__init__(message)
+        self.public = public

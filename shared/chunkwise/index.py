@@ -41,6 +41,8 @@ from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 DEFAULT_PREFIX = "chunks"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.]{0,99}$")
 _PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,99}$")
+#: What a generation id may look like (also checked on queue messages that name one).
+GENERATION_RE = _NAME_RE
 
 #: Languages with their own analysed BM25 field; anything else is "unknown".
 LANG_FIELDS: Mapping[str, str] = {"en": "text_en", "de": "text_de"}

@@ -58,6 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chunkwise import progress
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index import (
+    GENERATION_RE,
     IndexPort,
     ObjectVersion,
     ReconcileResult,
@@ -217,66 +218,95 @@ def parse_message(body: str | Mapping[str, Any]) -> list[ObjectChange]:
         try:
             doc: Any = json.loads(body)
         except json.JSONDecodeError as exc:
-            raise MessageError(f"message body is not JSON: {body[:200]!r}") from exc
+            # The position only: the body may carry document names or content.
+            raise MessageError(f"message body is not JSON ({exc.msg} at {exc.pos})") from None
     else:
         doc = body
     if not isinstance(doc, Mapping):
-        raise MessageError(f"message body is not a JSON object: {str(doc)[:200]!r}")
+        raise MessageError(f"message body is a JSON {type(doc).__name__}, not an object")
     if doc.get("Event") == "s3:TestEvent":
         return []
     # SNS envelope (S3 -> SNS -> SQS fan-out)
     if doc.get("Type") == "Notification" and isinstance(doc.get("Message"), str):
         return parse_message(doc["Message"])
     if MESSAGE_TAG in doc:
-        kind = doc[MESSAGE_TAG]
-        if kind not in ("reconcile", "rechunk", "changed"):
-            raise MessageError(f"unknown chunkwise message kind {kind!r}")
-        try:
-            return [
-                ObjectChange(
-                    bucket=str(doc["bucket"]),
-                    key=str(doc["key"]),
-                    kind=kind,
-                    generation=doc.get("generation"),
-                    raw_key=str(doc["key"]),
-                    source="chunkwise",
-                    event_name=str(kind),
-                )
-            ]
-        except KeyError as exc:
-            raise MessageError(f"chunkwise message without {exc}") from exc
+        return [_chunkwise_change(doc)]
     if "Records" in doc:
-        out: list[ObjectChange] = []
-        for rec in doc["Records"] or []:
-            s3 = rec.get("s3") if isinstance(rec, Mapping) else None
-            if not isinstance(s3, Mapping):
-                raise MessageError(f"record without s3 section: {str(rec)[:200]}")
-            raw = str(s3["object"]["key"])
-            out.append(
-                ObjectChange(
-                    bucket=str(s3["bucket"]["name"]),
-                    key=decode_key(raw),
-                    raw_key=raw,
-                    source="s3",
-                    event_name=str(rec.get("eventName", "")),
-                    event_version=s3["object"].get("versionId"),
-                )
-            )
-        return out
+        records = doc["Records"] or []
+        if not isinstance(records, list):
+            raise MessageError("Records is not a list")
+        return [_s3_record_change(rec) for rec in records]
     if doc.get("source") == "aws.s3" and isinstance(doc.get("detail"), Mapping):
         detail = doc["detail"]
-        raw = str(detail["object"]["key"])
+        raw = _text_at(detail, "object", "key")
         return [
             ObjectChange(
-                bucket=str(detail["bucket"]["name"]),
+                bucket=_text_at(detail, "bucket", "name"),
                 key=decode_key(raw),
                 raw_key=raw,
                 source="eventbridge",
                 event_name=str(doc.get("detail-type", "")),
-                event_version=detail["object"].get("version-id"),
+                event_version=_optional_at(detail, "object", "version-id"),
             )
         ]
-    raise MessageError(f"unrecognised message: {json.dumps(doc)[:300]}")
+    raise MessageError(f"unrecognised message with fields {sorted(map(str, doc))[:20]}")
+
+
+def _text_at(doc: Mapping[str, Any], *path: str) -> str:
+    """A non-empty string at ``path``; MessageError naming the path otherwise."""
+    value: Any = doc
+    for name in path:
+        if not isinstance(value, Mapping) or name not in value:
+            raise MessageError(f"message without {'.'.join(path)}")
+        value = value[name]
+    if not isinstance(value, str | int) or not str(value):
+        raise MessageError(f"message field {'.'.join(path)} is not a non-empty string")
+    return str(value)
+
+
+def _optional_at(doc: Mapping[str, Any], *path: str) -> str | None:
+    try:
+        return _text_at(doc, *path)
+    except MessageError:
+        return None
+
+
+def _chunkwise_change(doc: Mapping[str, Any]) -> ObjectChange:
+    kind = doc[MESSAGE_TAG]
+    if kind not in ("reconcile", "rechunk", "changed"):
+        raise MessageError(f"unknown chunkwise message kind {str(kind)[:40]!r}")
+    generation = doc.get("generation")
+    if generation is not None and (
+        not isinstance(generation, str) or not GENERATION_RE.match(generation)
+    ):
+        raise MessageError(
+            "chunkwise message with an invalid generation (expected lowercase [a-z0-9_.])"
+        )
+    key = _text_at(doc, "key")
+    return ObjectChange(
+        bucket=_text_at(doc, "bucket"),
+        key=key,
+        kind=kind,
+        generation=generation,
+        raw_key=key,
+        source="chunkwise",
+        event_name=str(kind),
+    )
+
+
+def _s3_record_change(rec: Any) -> ObjectChange:
+    s3 = rec.get("s3") if isinstance(rec, Mapping) else None
+    if not isinstance(s3, Mapping):
+        raise MessageError("record without s3 section")
+    raw = _text_at(s3, "object", "key")
+    return ObjectChange(
+        bucket=_text_at(s3, "bucket", "name"),
+        key=decode_key(raw),
+        raw_key=raw,
+        source="s3",
+        event_name=str(rec.get("eventName", "")),
+        event_version=_optional_at(s3, "object", "versionId"),
+    )
 
 
 def change_message(

@@ -15,6 +15,7 @@ Results are post-processed (newest revision per document, no overlapping spans).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
 from chunkwise.embed import Embedder
+from chunkwise.errors import QueryRejected
 from chunkwise.index import GenerationModel, IndexNames
 from chunkwise.index_opensearch import RetryPolicy, check_generation_model, with_retries
 from chunkwise.search import (
@@ -78,6 +80,26 @@ def detect_caps(client: OpenSearch, policy: RetryPolicy | None = None) -> Cluste
                 "PUT", f"/_search/pipeline/{PIPELINE_NORM}", body=normalization_pipeline_body()
             )
     return ClusterCaps(neural_search=neural, rrf_pipeline=rrf_ok, version=version)
+
+
+def rejected_query(exc: TransportError) -> QueryRejected | None:
+    """The query itself is at fault: a 400 (parse error, bad value) or Lucene's clause
+    limit, which OpenSearch reports as a 500. None for everything else (outages,
+    throttling, permissions), which keeps its own classification."""
+    status = exc.status_code if isinstance(exc.status_code, int) else None
+    detail = json.dumps(exc.info, default=str)[:4000] if exc.info is not None else str(exc)
+    if (
+        "too_many_clauses" in detail
+        or "too_many_nested_clauses" in detail
+        or ("maxClauseCount" in detail)
+    ):
+        return QueryRejected(f"search: clause limit: {str(exc.error)[:200]}")
+    if status == 400:
+        return QueryRejected(
+            f"search: rejected with 400: {str(exc.error)[:200]}",
+            public="the query could not be parsed",
+        )
+    return None
 
 
 class Searcher:
@@ -174,11 +196,16 @@ class Searcher:
         return hits_from_response(self._search(bm25_query(query, window, f, lang=lang)), "bm25")
 
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
-        return with_retries(
-            self.policy,
-            "search",
-            lambda: self.client.search(index=self.index, body=body, params=params or {}),
-        )
+        def attempt() -> Any:
+            try:
+                return self.client.search(index=self.index, body=body, params=params or {})
+            except TransportError as exc:
+                rejected = rejected_query(exc)
+                if rejected is not None:
+                    raise rejected from exc  # not retried: the same query fails again
+                raise
+
+        return with_retries(self.policy, "search", attempt)
 
     def _server(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None

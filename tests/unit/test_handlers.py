@@ -254,6 +254,69 @@ def test_query_bad_requests(params: dict[str, str]) -> None:
     assert mod.lambda_handler(event, LocalContext())["statusCode"] == 400
 
 
+LONG_QUERY = " ".join(f"wort{i}" for i in range(660))  # ~4,000 chars cut to 2,000 below
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"q": "x", "k": "true"}, "k"),
+        ({"q": "x", "k": "1.5"}, "k"),
+        ({"q": LONG_QUERY[:2000]}, "query"),
+        ({"q": "x", "key_prefix": "incoming/" + "a" * 1_000_000}, "key_prefix"),
+        ({"q": "x", "doc_id": ",".join(["0" * 32] * 70_000)}, "doc_id"),
+        ({"q": "x", "doc_id": "not-a-doc-id"}, "doc_id"),
+        ({"q": "x", "lang": "de," + "x" * 5000}, "lang"),
+        ({"q": "x", "kind": "table,<script>"}, "kind"),
+    ],
+)
+def test_query_parameters_are_bounded_and_named(params: dict[str, str], field: str) -> None:
+    mod = load("query")
+    fake = FakeSearcher()
+    mod._SEARCHER = fake
+    event = copy.deepcopy(load_event("query_function_url.json"))
+    event["queryStringParameters"] = params
+    out = mod.lambda_handler(event, LocalContext())
+    assert out["statusCode"] == 400 and fake.calls == []
+    detail = json.loads(out["body"])["detail"]
+    assert detail.startswith(f"{field}:") and len(detail) < 300
+
+
+def test_query_post_k_must_be_an_integer() -> None:
+    mod = load("query")
+    mod._SEARCHER = FakeSearcher()
+    event = copy.deepcopy(load_event("query_function_url_post.json"))
+    event["body"] = json.dumps({"query": "x", "k": True})
+    event["isBase64Encoded"] = False
+    out = mod.lambda_handler(event, LocalContext())
+    assert out["statusCode"] == 400 and json.loads(out["body"])["detail"].startswith("k:")
+
+
+def test_query_rejected_by_opensearch_is_400_and_internal_errors_are_not_echoed() -> None:
+    from chunkwise.errors import QueryRejected
+
+    mod = load("query")
+    secret = "search_phase_execution_exception: node-7 /usr/share/opensearch"
+
+    class Rejects(FakeSearcher):
+        def search(self, query: str, k: int, filters: Any) -> list[Hit]:
+            raise QueryRejected(f"search: clause limit: {secret}")
+
+    class Breaks(FakeSearcher):
+        def search(self, query: str, k: int, filters: Any) -> list[Hit]:
+            raise RuntimeError(secret)
+
+    class Down(FakeSearcher):
+        def search(self, query: str, k: int, filters: Any) -> list[Hit]:
+            raise TransientError(secret)
+
+    for searcher, status in ((Rejects(), 400), (Breaks(), 500), (Down(), 503)):
+        mod._SEARCHER = searcher
+        out = mod.lambda_handler(load_event("query_function_url.json"), LocalContext())
+        assert out["statusCode"] == status
+        assert "node-7" not in out["body"] and "exception" not in out["body"]
+
+
 def test_query_unavailable_is_503() -> None:
     mod = load("query")
 
@@ -399,3 +462,38 @@ def test_model_path_setting_points_the_tokenizer_at_a_layer(
         assert default_tokenizer_path() == packaged
     finally:
         configure_default_model(None)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("{{{", "not JSON"),
+        (json.dumps({"Records": [{"s3": {"object": {"key": "incoming/a.md"}}}]}), "bucket.name"),
+        (json.dumps({"Records": [{"s3": {"bucket": {"name": BUCKET}}}]}), "object.key"),
+        (
+            json.dumps(
+                {
+                    "chunkwise": "rechunk",
+                    "bucket": BUCKET,
+                    "key": "incoming/a.md",
+                    "generation": "../G1",
+                }
+            ),
+            "invalid generation",
+        ),
+        (json.dumps({"chunkwise": "reconcile", "bucket": BUCKET}), "without key"),
+    ],
+)
+def test_malformed_message_is_logged_with_its_id_and_reason(
+    ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture, body: str, reason: str
+) -> None:
+    mod, rig = ingest
+    event = merged("sqs_s3_put.json")
+    event["Records"][0]["messageId"] = "m-malformed"
+    event["Records"][0]["body"] = body
+    out = mod.lambda_handler(event, LocalContext())
+    assert out == {"batchItemFailures": [{"itemIdentifier": "m-malformed"}]}
+    logged = [r for r in caplog.records if getattr(r, "message_id", None) == "m-malformed"]
+    assert len(logged) == 1 and logged[0].levelname == "ERROR"
+    assert reason in logged[0].reason and "malformed" in logged[0].getMessage()
+    assert rig.store.heads == 0

@@ -194,3 +194,50 @@ def test_postprocess_invariants(items: list[tuple[str, int, int]]) -> None:
             shared = min(e, h.citation.end) - max(s, h.citation.start)
             assert shared < DUPLICATE_SPAN_SHARE * 10, "a near-duplicate span survived"
         spans.setdefault(h.doc_id, []).append((h.citation.start, h.citation.end))
+
+
+def _rejections() -> list[Exception]:
+    from opensearchpy.exceptions import RequestError, TransportError
+
+    too_many = TransportError(
+        500,
+        "search_phase_execution_exception",
+        {
+            "error": {
+                "root_cause": [
+                    {"type": "too_many_nested_clauses", "reason": "maxClauseCount is set to 1024"}
+                ]
+            }
+        },
+    )
+    return [too_many, RequestError(400, "parsing_exception", {"error": {"type": "x"}})]
+
+
+@pytest.mark.parametrize("exc", _rejections())
+def test_clause_limit_and_400_are_rejected_queries_not_retried(exc: Exception) -> None:
+    from chunkwise.errors import QueryRejected
+    from chunkwise.index_opensearch import RetryPolicy
+    from chunkwise.search import SearchFilters
+    from chunkwise.search_opensearch import Searcher
+
+    calls: list[int] = []
+
+    class Client:
+        def search(self, **kwargs: Any) -> Any:
+            calls.append(1)
+            raise exc
+
+    class Lexical:
+        dimension = 4
+        name = "fake"
+        languages = ("xx",)  # a German query skips the vector: one lexical search
+
+    searcher = Searcher(
+        Client(),  # type: ignore[arg-type]
+        Lexical(),  # type: ignore[arg-type]
+        fusion="client",
+        policy=RetryPolicy(attempts=3, initial=0.0, maximum=0.0, jitter=0.0),
+    )
+    with pytest.raises(QueryRejected):
+        searcher.search("wort", 3, SearchFilters(), lang="de")
+    assert calls == [1]

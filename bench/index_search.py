@@ -46,7 +46,7 @@ from chunkwise.index import (
 )
 from chunkwise.index_opensearch import OpenSearchIndex, bulk_with_retries, connect
 from chunkwise.schema import Chunk
-from chunkwise.search_opensearch import Searcher
+from chunkwise.search_opensearch import Searcher, ensure_search_pipelines
 
 RESULTS = Path(__file__).parent / "results" / "index_search.md"
 
@@ -294,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 return qvecs[text]
 
         lat: dict[str, list[float]] = {}
+        ensure_search_pipelines(client)  # the deploy-time step; searching only reads
         for fusion in ("server", "client"):
             s = Searcher(client, _Cached(), names, fusion=fusion)  # type: ignore[arg-type]
             for q in queries[:10]:

@@ -308,14 +308,16 @@ def ensure_index(
     client: OpenSearch | None = None,
     embedder: Embedder | None = None,
 ) -> dict[str, Any]:
-    """Idempotent index setup: index template, first generation + aliases, search pipeline.
+    """Idempotent index setup: index template, first generation + aliases, search pipelines
+    (`chunkwise.search_opensearch.ensure_search_pipelines`, the deploy-time step the
+    read-only query path relies on).
 
     Creates nothing that exists already; a live generation is left as it is.
     """
     from chunkwise.embed import get_embedder
     from chunkwise.index import model_mismatch, new_generation_id
     from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.search_opensearch import detect_caps
+    from chunkwise.search_opensearch import ensure_search_pipelines
 
     client = client or opensearch_client(settings)
     names = settings.names
@@ -337,7 +339,7 @@ def ensure_index(
     mismatch = model_mismatch(meta, live, model)
     if mismatch:  # stays live (no downtime); writes and vector queries refuse it
         log.warning("%s", mismatch)
-    caps = detect_caps(client)
+    pipeline = ensure_search_pipelines(client)
     return {
         "live_index": live,
         "read_alias": names.read_alias,
@@ -346,10 +348,8 @@ def ensure_index(
         "embedder": emb.name,
         "tokenizer": model.tokenizer,
         "live_model_mismatch": mismatch or "",
-        "neural_search": caps.neural_search,
-        "search_pipeline": "chunkwise-rrf"
-        if caps.rrf_pipeline
-        else ("chunkwise-norm" if caps.neural_search else ""),
+        "neural_search": bool(pipeline),
+        "search_pipeline": pipeline,
     }
 
 

@@ -60,7 +60,7 @@ from chunkwise.search import (
     knn_query,
     postprocess,
 )
-from chunkwise.search_opensearch import Searcher
+from chunkwise.search_opensearch import Searcher, ensure_search_pipelines
 from chunkwise.tokens import HFTokenCounter, load_counter
 
 log = logging.getLogger("chunkwise.eval")
@@ -344,6 +344,7 @@ def run_evaluation(
         names, store, stats, timings = ingest(
             client, config, corpus, texts, embed_cache, prefix=prefix
         )
+        ensure_search_pipelines(client)  # the deploy-time step; searching only reads
         searcher = Searcher(client, cached, names)
         results = search_all(client, searcher, names, questions, modes, vectors)
         judgements: dict[str, list[Judgement]] = {

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import TransportError
+from opensearchpy.exceptions import NotFoundError, TransportError
 
 from chunkwise.embed import Embedder
-from chunkwise.errors import QueryRejected
+from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index import GenerationModel, IndexNames
 from chunkwise.index_opensearch import RetryPolicy, check_generation_model, with_retries
 from chunkwise.search import (
@@ -56,30 +56,81 @@ QueryEmbedding = Literal["client", "cluster"]
 @dataclass(frozen=True)
 class ClusterCaps:
     neural_search: bool
-    rrf_pipeline: bool  # score-ranker-processor accepted
+    rrf_pipeline: bool  # the RRF search pipeline exists
     version: str
+    norm_pipeline: bool = False  # the normalisation pipeline exists (older neural-search)
+
+    @property
+    def server_pipeline(self) -> str | None:
+        """The search pipeline server-side fusion runs with; None = fuse client-side."""
+        if not self.neural_search:
+            return None
+        if self.rrf_pipeline:
+            return PIPELINE_RRF
+        return PIPELINE_NORM if self.norm_pipeline else None
+
+
+#: What the query path assumes when it may not even read the cluster's plugins.
+CLIENT_FUSION_ONLY = ClusterCaps(neural_search=False, rrf_pipeline=False, version="")
+
+
+def ensure_search_pipelines(client: OpenSearch, policy: RetryPolicy | None = None) -> str:
+    """Create the search pipelines hybrid search runs with; returns the one fusion uses
+    ('' without neural-search).
+
+    The only place chunkwise writes search pipelines: the admin custom resource at
+    deploy time and ``chunkwise local up`` call it (through `chunkwise.aws.ensure_index`),
+    the query path never does (its role may only read). RRF needs neural-search >= 2.19
+    (``score-ranker-processor``); older plugins get min-max normalisation instead.
+    Further deploy-time search setup (a default pipeline, model connectors) belongs here.
+    """
+    pol = policy or RetryPolicy(attempts=3)
+    if not _has_neural_search(client, pol):
+        return ""
+
+    def put(name: str, body: dict[str, Any]) -> Any:
+        return client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
+
+    try:
+        with_retries(pol, "put RRF pipeline", lambda: put(PIPELINE_RRF, rrf_pipeline_body()))
+        return PIPELINE_RRF
+    except PermanentError as exc:
+        log.info("RRF search pipeline not accepted (%s); using normalization", exc)
+    with_retries(
+        pol, "put normalization pipeline", lambda: put(PIPELINE_NORM, normalization_pipeline_body())
+    )
+    return PIPELINE_NORM
+
+
+def _has_neural_search(client: OpenSearch, policy: RetryPolicy) -> bool:
+    plugins = with_retries(policy, "cat plugins", lambda: client.cat.plugins(format="json"))
+    return any("neural-search" in str(p.get("component", "")) for p in plugins)
+
+
+def _pipeline_exists(client: OpenSearch, name: str, policy: RetryPolicy) -> bool:
+    def get() -> bool:
+        try:
+            client.transport.perform_request("GET", f"/_search/pipeline/{name}")
+        except NotFoundError:
+            return False
+        return True
+
+    return with_retries(policy, f"get pipeline {name}", get)
 
 
 def detect_caps(client: OpenSearch, policy: RetryPolicy | None = None) -> ClusterCaps:
-    """Does the cluster have neural-search, and does it accept the RRF processor?"""
+    """Does the cluster have neural-search, and which fusion pipelines exist? Reads only
+    (GET): the query role may not write, and the pipelines are created at deploy time."""
     pol = policy or RetryPolicy(attempts=3)
-    plugins = with_retries(pol, "cat plugins", lambda: client.cat.plugins(format="json"))
-    names = {str(p.get("component", "")) for p in plugins}
+    neural = _has_neural_search(client, pol)
     version = str(with_retries(pol, "info", client.info).get("version", {}).get("number", ""))
-    neural = any("neural-search" in n for n in names)
-    rrf_ok = False
-    if neural:
-        try:
-            client.transport.perform_request(
-                "PUT", f"/_search/pipeline/{PIPELINE_RRF}", body=rrf_pipeline_body()
-            )
-            rrf_ok = True
-        except TransportError as exc:
-            log.info("RRF search pipeline not accepted (%s); using normalization", exc)
-            client.transport.perform_request(
-                "PUT", f"/_search/pipeline/{PIPELINE_NORM}", body=normalization_pipeline_body()
-            )
-    return ClusterCaps(neural_search=neural, rrf_pipeline=rrf_ok, version=version)
+    if not neural:
+        return ClusterCaps(neural_search=False, rrf_pipeline=False, version=version)
+    rrf = _pipeline_exists(client, PIPELINE_RRF, pol)
+    norm = not rrf and _pipeline_exists(client, PIPELINE_NORM, pol)
+    if not (rrf or norm):
+        log.warning("neural-search without a chunkwise search pipeline: fusing client-side")
+    return ClusterCaps(neural_search=True, rrf_pipeline=rrf, version=version, norm_pipeline=norm)
 
 
 def rejected_query(exc: TransportError) -> QueryRejected | None:
@@ -137,9 +188,16 @@ class Searcher:
 
     @property
     def caps(self) -> ClusterCaps:
+        """Detected once per Searcher (per warm Lambda). An outage is not cached (the
+        next request asks again); a refusal (e.g. the role may not read the plugin
+        list) is: client-side fusion then, without asking on every request."""
         with self._lock:
             if self._caps is None:
-                self._caps = detect_caps(self.client, self.policy)
+                try:
+                    self._caps = detect_caps(self.client, self.policy)
+                except PermanentError as exc:
+                    log.warning("cluster capabilities unreadable (%s): client-side fusion", exc)
+                    self._caps = CLIENT_FUSION_ONLY
             return self._caps
 
     @property
@@ -147,10 +205,13 @@ class Searcher:
         if self.requested == "client":
             return "client"
         if self.requested == "server":
-            if not self.caps.neural_search:
-                raise RuntimeError("server-side fusion needs the neural-search plugin")
+            if self.caps.server_pipeline is None:
+                raise RuntimeError(
+                    "server-side fusion needs the neural-search plugin and a chunkwise search "
+                    "pipeline (created by the admin step / `chunkwise local up`)"
+                )
             return "server"
-        return "server" if self.caps.neural_search else "client"
+        return "server" if self.caps.server_pipeline else "client"
 
     def search(
         self,
@@ -210,7 +271,7 @@ class Searcher:
     def _server(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
-        pipeline = PIPELINE_RRF if self.caps.rrf_pipeline else PIPELINE_NORM
+        pipeline = self.caps.server_pipeline or PIPELINE_NORM
         body = hybrid_query(query, vector, window, f, lang=lang)
         resp = self._search(body, {"search_pipeline": pipeline})
         return hits_from_response(resp, "rrf-server" if pipeline == PIPELINE_RRF else "norm-server")

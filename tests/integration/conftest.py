@@ -95,5 +95,10 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="session")
 def client(opensearch_url: str) -> OpenSearch:
-    """An opensearch-py client on the node under test."""
-    return connect(opensearch_url)
+    """An opensearch-py client on the node under test, with the search pipelines the
+    deploy-time step creates (the query path only reads them)."""
+    from chunkwise.search_opensearch import ensure_search_pipelines
+
+    os_client = connect(opensearch_url)
+    ensure_search_pipelines(os_client)
+    return os_client

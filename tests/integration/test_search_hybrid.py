@@ -7,12 +7,13 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from bench.faults.readonly_proxy import ReadOnlyProxy
 from opensearchpy import OpenSearch
 
 from chunkwise.cli_index import main_search
 from chunkwise.embed import Embedder
 from chunkwise.index import ObjectVersion, make_doc_id, reconcile
-from chunkwise.index_opensearch import OpenSearchIndex
+from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect
 from chunkwise.search import SearchFilters
 from chunkwise.search_opensearch import Searcher, detect_caps
 from integration.live_index import live_test_index
@@ -196,3 +197,25 @@ def test_cli_search_json(
     rc = main_search(["telescope", "--url", opensearch_url, "--prefix", corpus_index.names.prefix])
     out = capsys.readouterr().out
     assert rc == 0 and "en/space.md @ v1" in out
+
+
+@pytest.mark.parametrize("fusion", ["auto", "client"])
+def test_query_path_only_reads_behind_a_write_refusing_proxy(
+    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, opensearch_url: str, fusion: str
+) -> None:
+    """The query role may GET/HEAD/POST only: search works through such an endpoint,
+    never tries to write, and asks for the cluster's capabilities once."""
+    with ReadOnlyProxy(opensearch_url) as proxy:
+        s = Searcher(
+            connect(proxy.url),
+            embedder,
+            corpus_index.names,
+            fusion=fusion,  # type: ignore[arg-type]
+            policy=RetryPolicy(attempts=1),
+        )
+        for _ in range(3):
+            top = s.search("how can the renter end the contract", k=3)[0]
+            assert top.citation.key == "en/lease.md"
+        assert s.fusion == ("server" if fusion == "auto" else "client")
+        assert proxy.log.writes() == [] and proxy.log.refused() == []
+        assert len([r for r in proxy.log.requests if "_cat/plugins" in r[1]]) <= 1

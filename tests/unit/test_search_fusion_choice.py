@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from opensearchpy.exceptions import RequestError
+from opensearchpy.exceptions import AuthorizationException, NotFoundError, RequestError
 
 from chunkwise.index_opensearch import GenerationError
 from chunkwise.search import PIPELINE_NORM, PIPELINE_RRF
-from chunkwise.search_opensearch import Searcher, detect_caps
+from chunkwise.search_opensearch import Searcher, detect_caps, ensure_search_pipelines
 
 
 class _Cat:
@@ -22,14 +22,29 @@ class _Cat:
 
 
 class _Transport:
-    def __init__(self, rrf_ok: bool) -> None:
+    """Search pipelines: PUT creates one (RRF only where the plugin accepts it), GET
+    reads it; ``read_only`` refuses every PUT as the query role's domain would."""
+
+    def __init__(self, rrf_ok: bool, read_only: bool = False) -> None:
         self.rrf_ok = rrf_ok
+        self.read_only = read_only
+        self.pipelines: set[str] = set()
         self.puts: list[str] = []
+        self.gets: list[str] = []
 
     def perform_request(self, method: str, path: str, body: Any = None) -> Any:
+        name = path.rsplit("/", 1)[-1]
+        if method == "GET":
+            self.gets.append(path)
+            if name not in self.pipelines:
+                raise NotFoundError(404, "resource_not_found_exception", {})
+            return {name: body}
         self.puts.append(path)
-        if PIPELINE_RRF in path and not self.rrf_ok:
+        if self.read_only:
+            raise AuthorizationException(403, "not authorized to perform: es:ESHttpPut", {})
+        if name == PIPELINE_RRF and not self.rrf_ok:
             raise RequestError(400, "unknown processor [score-ranker-processor]", {})
+        self.pipelines.add(name)
         return {"acknowledged": True}
 
 
@@ -56,11 +71,15 @@ class _Indices:
 
 class _Client:
     def __init__(
-        self, plugins: list[str], rrf_ok: bool = True, meta: dict[str, Any] | None = None
+        self,
+        plugins: list[str],
+        rrf_ok: bool = True,
+        meta: dict[str, Any] | None = None,
+        read_only: bool = False,
     ) -> None:
         self.cat = _Cat(plugins)
         self.indices = _Indices(meta or {"embedder": "fake", "dimension": 3})
-        self.transport = _Transport(rrf_ok)
+        self.transport = _Transport(rrf_ok, read_only)
         self.searches: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     def info(self) -> dict[str, Any]:
@@ -99,6 +118,7 @@ def test_without_neural_search_fuses_client_side() -> None:
 
 def test_with_neural_search_uses_the_rrf_pipeline() -> None:
     client = _Client(["opensearch-knn", "opensearch-neural-search"])
+    assert ensure_search_pipelines(client) == PIPELINE_RRF  # type: ignore[arg-type]
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     assert s.fusion == "server"
     hits = s.search("q", k=3)
@@ -111,12 +131,47 @@ def test_with_neural_search_uses_the_rrf_pipeline() -> None:
 
 def test_neural_search_without_rrf_falls_back_to_normalization() -> None:
     client = _Client(["opensearch-neural-search"], rrf_ok=False)
+    assert ensure_search_pipelines(client) == PIPELINE_NORM  # type: ignore[arg-type]
     caps = detect_caps(client)  # type: ignore[arg-type]
-    assert caps.neural_search and not caps.rrf_pipeline
-    assert any(PIPELINE_NORM in p for p in client.transport.puts)
+    assert caps.neural_search and not caps.rrf_pipeline and caps.server_pipeline == PIPELINE_NORM
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     assert s.search("q", k=1)[0].score.fusion == "norm-server"
     assert client.searches[-1][1] == {"search_pipeline": PIPELINE_NORM}
+
+
+def test_search_never_writes_and_detects_the_cluster_once() -> None:
+    client = _Client(["opensearch-knn", "opensearch-neural-search"], read_only=True)
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    for _ in range(3):
+        assert len(s.search("q", k=2)) == 2
+    assert client.transport.puts == []  # the query role may not PUT
+    # no pipeline was created at deploy time: client-side fusion, asked about once
+    assert s.fusion == "client" and len(client.transport.gets) == 2
+
+
+def test_pipelines_created_at_deploy_time_are_used_by_a_read_only_searcher() -> None:
+    client = _Client(["opensearch-knn", "opensearch-neural-search"])
+    ensure_search_pipelines(client)  # type: ignore[arg-type]
+    client.transport.read_only = True
+    puts = list(client.transport.puts)
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    assert s.search("q", k=1)[0].score.fusion == "rrf-server"
+    assert client.transport.puts == puts
+
+
+def test_unreadable_capabilities_are_cached_as_client_fusion() -> None:
+    client = _Client(["opensearch-neural-search"])
+    calls: list[int] = []
+
+    def refuse(format: str) -> list[dict[str, str]]:
+        calls.append(1)
+        raise AuthorizationException(403, "not authorized", {})
+
+    client.cat.plugins = refuse  # type: ignore[method-assign]
+    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    for _ in range(3):
+        assert s.search("q", k=1)[0].score.fusion == "rrf-client"
+    assert calls == [1]
 
 
 class _EnglishOnlyEmbedder(_FakeEmbedder):

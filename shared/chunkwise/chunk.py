@@ -46,6 +46,11 @@ _WHITESPACE = re.compile(r"\s")
 _GRAPHEME_WINDOW_SLACK = 64
 # Token count of a block too long to be one atom: never compared, only split.
 _UNCOUNTED = 1 << 40
+#: Longest heading kept in a chunk's `heading_path` (retrieval context, not cited
+#: text): the field is a keyword, and one term over 32 KB would reject the whole
+#: document; a real heading is far shorter.
+MAX_HEADING_CHARS = 256
+_HEADING_ELLIPSIS = "…"
 
 # (start, end, plain tokens, exact): a span proposed as an atom.
 Piece = tuple[int, int, int, bool]
@@ -497,7 +502,8 @@ class _Chunker:
         if anchor is not None:
             page = anchor
         transcribed = is_transcribed(block.heading_title) or any(f.transcribed for f in stack)
-        stack.append(_Frame(block.heading_level, block.heading_title, transcribed, page))
+        title = cap_heading(block.heading_title)
+        stack.append(_Frame(block.heading_level, title, transcribed, page))
         if anchor is not None:
             stack.extend(_carried_sections(popped, block.heading_level))
         return page
@@ -1006,6 +1012,20 @@ def _overlap_tail(body: str, limit: int) -> str:
     if match is None:
         return ""  # one unbroken word: no clean snap point, no overlap
     return tail[match.end() :].strip()
+
+
+def cap_heading(title: str, limit: int = MAX_HEADING_CHARS) -> str:
+    """``title`` cut to at most ``limit`` code points, at a space if one is near the
+    end, never inside a combining sequence, marked with an ellipsis."""
+    if len(title) <= limit:
+        return title
+    cut = limit - len(_HEADING_ELLIPSIS)
+    space = title.rfind(" ", cut - 32, cut + 1)
+    if space > 0:
+        cut = space
+    while cut > 0 and unicodedata.combining(title[cut]):
+        cut -= 1  # keep a base letter with its marks
+    return title[:cut].rstrip() + _HEADING_ELLIPSIS
 
 
 def _indexable(text: str) -> str:

@@ -57,7 +57,12 @@ ROWS_FIELD = "rows"
 # MappingRevision) re-runs when it changes and adds the new fields to the live
 # generation (OpenSearchIndex.add_missing_fields). 2: the nested `rows` field.
 # 3: `sized_by_model` / `sized_by_tokenizer` (chunk schema 2).
-MAPPING_REVISION = 3
+# 4: `ignore_above` on the keyword fields that carry values from outside.
+MAPPING_REVISION = 4
+#: Longest value (characters) of an outside-supplied keyword field that is indexed.
+#: Lucene rejects a term over 32,766 UTF-8 bytes and with it the whole document; a
+#: longer value stays in _source, only unsearchable as a term.
+KEYWORD_IGNORE_ABOVE = 2048
 
 
 class State(StrEnum):
@@ -186,6 +191,20 @@ def model_mismatch(meta: Mapping[str, Any], index: str, model: GenerationModel) 
     )
 
 
+def keyword_bound_changes(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword fields of ``current`` whose ``ignore_above`` differs from ``wanted``: the
+    one change to an existing field that OpenSearch accepts in place."""
+    return {
+        name: spec
+        for name, spec in wanted.items()
+        if spec.get("type") == "keyword"
+        and isinstance(current.get(name), Mapping)
+        and current[name].get("type") == "keyword"
+        and current[name].get("ignore_above") != spec.get("ignore_above")
+        and "ignore_above" in spec
+    }
+
+
 def index_body(
     dimension: int,
     *,
@@ -202,6 +221,8 @@ def index_body(
     if dimension < 1 or dimension > 16000:
         raise ConfigError(f"dimension: must be in 1..16000, got {dimension}")
     kw = {"type": "keyword"}
+    # Values that come from the document or from S3 (heading text, keys, versions).
+    outside_kw = {"type": "keyword", "ignore_above": KEYWORD_IGNORE_ABOVE}
     integer = {"type": "integer"}
     date = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
     stored_only = {"type": "text", "index": False}
@@ -233,9 +254,9 @@ def index_body(
                 # Chunk contract fields
                 "schema_version": integer,
                 "doc_id": kw,
-                "source_key": kw,
-                "revision": kw,
-                "source_etag": kw,
+                "source_key": outside_kw,
+                "revision": outside_kw,
+                "source_etag": outside_kw,
                 "last_modified": date,
                 "chunk_index": integer,
                 "start": integer,
@@ -243,7 +264,7 @@ def index_body(
                 "byte_start": integer,
                 "byte_end": integer,
                 "body": stored_only,
-                "heading_path": kw,
+                "heading_path": outside_kw,
                 "overlap_prefix": stored_only,
                 "table_header": stored_only,
                 TEXT_FIELD: standard_text,

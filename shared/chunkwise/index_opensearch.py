@@ -25,6 +25,7 @@ Index-only fields and the Chunk contract: see `chunkwise.index`.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -59,6 +60,7 @@ from chunkwise.index import (
     flip_live_body,
     index_body,
     index_template_body,
+    keyword_bound_changes,
     missing_properties,
     model_mismatch,
     parse_revision_states,
@@ -436,17 +438,22 @@ class OpenSearchIndex:
         )
 
     def add_missing_fields(self, index: str) -> list[str]:
-        """Add the fields of this release's mapping that ``index`` lacks; returns their names."""
+        """Add the fields of this release's mapping that ``index`` lacks, and bring its
+        keyword bounds (``ignore_above``) up to date; returns the changed fields' names."""
 
         def do() -> list[str]:
             mapping = self.client.indices.get_mapping(index=index)[index]["mappings"]
             dimension = int(mapping.get("_meta", {}).get("dimension", 1))
             wanted = index_body(dimension)["mappings"]["properties"]
-            missing = missing_properties(mapping.get("properties", {}), wanted)
-            if missing:
-                self.client.indices.put_mapping(index=index, body={"properties": missing})
-                log.info("added fields %s to the mapping of %s", sorted(missing), index)
-            return sorted(missing)
+            current = mapping.get("properties", {})
+            changes = {
+                **missing_properties(current, wanted),
+                **keyword_bound_changes(current, wanted),
+            }
+            if changes:
+                self.client.indices.put_mapping(index=index, body={"properties": changes})
+                log.info("updated fields %s in the mapping of %s", sorted(changes), index)
+            return sorted(changes)
 
         return with_retries(self.policy, f"add missing fields to {index}", do)
 
@@ -658,10 +665,24 @@ class OpenSearchIndex:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}
 
 
+# OpenSearch quotes document content in some reasons ("The prefix of the first immense
+# term is: '[...]'", "Preview of field's value: '...'"): cut there, blank quoted spans.
+_CONTENT_TAIL = re.compile(
+    r"(the prefix of the first immense term|preview of field).*", re.I | re.S
+)
+_QUOTED = re.compile(r"'[^']*'|\[[^\]]{40,}\]")
+
+
+def redact_reason(reason: object) -> str:
+    """An OpenSearch error reason fit for a log line: no document text, bounded length."""
+    text = _CONTENT_TAIL.sub("(content omitted)", str(reason))
+    return _QUOTED.sub("'…'", text)[:300]
+
+
 def _reason(error: Any) -> str:
     if isinstance(error, dict):
         cause = error.get("caused_by", {})
-        return f"{error.get('type')}: {error.get('reason')}" + (
-            f" ({cause.get('reason')})" if isinstance(cause, dict) and cause else ""
+        return f"{error.get('type')}: {redact_reason(error.get('reason'))}" + (
+            f" ({redact_reason(cause.get('reason'))})" if isinstance(cause, dict) and cause else ""
         )
-    return str(error)
+    return redact_reason(error)

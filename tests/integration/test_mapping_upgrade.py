@@ -14,7 +14,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.embed import Embedder
-from chunkwise.index import ROWS_FIELD, IndexNames, index_body, make_doc_id
+from chunkwise.index import KEYWORD_IGNORE_ABOVE, ROWS_FIELD, IndexNames, index_body, make_doc_id
 from chunkwise.index_opensearch import MappingRejectedError, OpenSearchIndex
 from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
@@ -57,5 +57,40 @@ def test_live_generation_from_an_older_release_accepts_table_rows(
         ix.write_revision(chunks, vectors)
         assert client.count(index=index)["count"] == len(chunks)
         assert ix.add_missing_fields(index) == []  # idempotent
+    finally:
+        drop_prefix(client, ix.names)
+
+
+def test_immense_heading_is_indexed_and_older_generations_get_the_keyword_bound(
+    client: OpenSearch, embedder: Embedder
+) -> None:
+    """A keyword over 32,766 bytes rejects the whole document unless the field is
+    bounded (ignore_above): chunks with such a heading_path must be written, on a new
+    generation and on one created before the bound existed (after the upgrade)."""
+    ix = OpenSearchIndex(client, IndexNames(f"it-immense-{uuid.uuid4().hex[:10]}"))
+    try:
+        body = index_body(embedder.dimension, generation="g0")
+        body["mappings"]["properties"]["heading_path"] = {"type": "keyword"}  # older release
+        index = ix.names.index("g0")
+        client.indices.create(index=index, body=body)
+        ix.swap("g0")
+        s3 = FakeS3("bucket")
+        version = s3.put("huge-heading.md", "v1", "2025-03-01T00:00:00Z")
+        chunks = chunks_from_paragraphs(
+            make_doc_id("bucket", "huge-heading.md"),
+            version,
+            ["Die Pumpe wird jährlich geprüft."],
+            heading="Ü" * 20_000,  # 40,000 UTF-8 bytes
+        )
+        vectors = embedder.embed([c.text for c in chunks])
+        with pytest.raises(MappingRejectedError) as rejected:
+            ix.write_revision(chunks, vectors)
+        assert "ÜÜÜ" not in str(rejected.value)  # the error names the field, not the text
+
+        assert ix.ensure_live_generation("g1", dimension=embedder.dimension) == index
+        mapping = client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
+        assert mapping["heading_path"]["ignore_above"] == KEYWORD_IGNORE_ABOVE
+        ix.write_revision(chunks, vectors)
+        assert client.count(index=index)["count"] == len(chunks)
     finally:
         drop_prefix(client, ix.names)

@@ -186,8 +186,10 @@ def test_row_longer_than_budget_is_split_with_header(counter: HFTokenCounter) ->
 
 def test_heading_path_and_pages(counter: HFTokenCounter) -> None:
     text = (
-        "# Handbuch\n\n## Page 1\n\n### Wartung\n\n" + "\n\n".join(DE_PARAS * 3)
-        + "\n\n## Page 2\n\n### Sicherheit\n\n" + "\n\n".join(DE_PARAS * 3)
+        "# Handbuch\n\n## Page 1\n\n### Wartung\n\n"
+        + "\n\n".join(DE_PARAS * 3)
+        + "\n\n## Page 2\n\n### Sicherheit\n\n"
+        + "\n\n".join(DE_PARAS * 3)
     )
     chunks = chunk_text(text, lang="de", config=_cfg(max_chars=400))
     first, last = chunks[0], chunks[-1]
@@ -202,8 +204,10 @@ def test_transcribed_headings_never_become_ancestors_of_native_text() -> None:
     ocr = "Scanned text that a vision model read from an image. " * 8
     native = "Native text from the PDF text layer follows here. " * 8
     text = (
-        "# Report\n\n## Page 12\n\n### Figure 3 (transcribed)\n\n" + ocr
-        + "\n\n## Page 13\n\n" + native
+        "# Report\n\n## Page 12\n\n### Figure 3 (transcribed)\n\n"
+        + ocr
+        + "\n\n## Page 13\n\n"
+        + native
     )
     chunks = chunk_text(text, lang="en", config=_cfg(max_chars=500))
     ocr_chunks = [c for c in chunks if c.kind is ChunkKind.TRANSCRIBED]
@@ -301,3 +305,35 @@ def test_section_heading_carries_across_a_page_anchor(counter: HFTokenCounter) -
     # ... until the next heading of that level replaces it.
     assert chunks[-1].heading_path == ["Handbuch", "Page 2", "Sicherheit"]
     assert_all(text, chunks, counter, _cfg(max_chars=400), 256)
+
+
+def test_heading_over_32_kb_is_capped_in_heading_path_but_kept_in_the_body(
+    counter: HFTokenCounter,
+) -> None:
+    from chunkwise.chunk import MAX_HEADING_CHARS
+
+    title = "Wartung " * 5000  # 40,000 characters, far over Lucene's 32,766-byte term limit
+    text = f"# {title}\n\n" + "\n\n".join(DE_PARAS) + "\n"
+    chunks = chunk_text(text, lang="de")
+    assert chunks and all(c.heading_path for c in chunks)
+    for c in chunks:
+        assert all(len(h) <= MAX_HEADING_CHARS for h in c.heading_path)
+        assert c.heading_path[0].startswith("Wartung Wartung") and c.heading_path[0].endswith("…")
+    # the cited text is untouched: the whole heading is in the bodies, in order
+    assert chunks[0].start == 0 and chunks[0].body.startswith("# Wartung Wartung")
+    covered = sum(c.body.count("Wartung") for c in chunks)
+    assert covered >= 5000
+    assert_all(text, chunks, counter, ChunkerConfig(), 256)
+
+
+def test_cap_heading_cuts_at_a_space_and_keeps_combining_marks() -> None:
+    from chunkwise.chunk import cap_heading
+
+    assert cap_heading("kurz") == "kurz"
+    capped = cap_heading("a" * 300 + " b", limit=256)
+    assert len(capped) <= 256 and capped.endswith("…")
+    spaced = cap_heading("wort " * 100, limit=50)
+    assert spaced == ("wort " * 10).rstrip() + "…" and len(spaced) == 50
+    marks = cap_heading("e\u0301" * 200, limit=51)  # é as e + combining acute
+    assert not marks[:-1].endswith("e") or marks[:-1] == ""
+    assert len(marks) <= 51

@@ -88,3 +88,30 @@ def test_bulk_gives_up_on_endless_throttling() -> None:
     with pytest.raises(TransientOpenSearchError, match="throttled"):
         bulk_with_retries(fake, _actions(1), policy=FAST)  # type: ignore[arg-type]
     assert len(fake.bodies) == 4
+
+
+def test_rejection_reasons_never_carry_document_text() -> None:
+    from chunkwise.index_opensearch import _reason
+
+    secret = "Vertrauliche Gehaltsliste"
+    immense = {
+        "type": "illegal_argument_exception",
+        "reason": 'Document contains at least one immense term in field="heading_path" (whose '
+        "UTF8 encoding is longer than the max length 32766), all of which were skipped. The "
+        f"prefix of the first immense term is: '[86, 101, 114]...' {secret}, original message: "
+        "bytes can be at most 32766 in length; got 40000",
+        "caused_by": {
+            "type": "max_bytes_length_exceeded_exception",
+            "reason": "bytes can be at most 32766 in length; got 40000",
+        },
+    }
+    preview = {
+        "type": "mapper_parsing_exception",
+        "reason": f"failed to parse field [page_start] of type [integer]. Preview of field's "
+        f"value: '{secret}'",
+    }
+    for error in (immense, preview):
+        reason = _reason(error)
+        assert secret not in reason and "86, 101" not in reason
+        assert reason.startswith(str(error["type"])) and len(reason) < 700
+    assert "heading_path" in _reason(immense) and "32766" in _reason(immense)

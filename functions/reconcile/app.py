@@ -3,7 +3,9 @@
 Events:
 - EventBridge "Scheduled Event" or ``{"action": "sweep"}``: compare the bucket's
   current versions with the index's live set; enqueue one reconcile message per
-  drifted key on the ingest queue (the ingest function repairs them in parallel).
+  drifted key on the ingest queue (the ingest function repairs them in parallel);
+  a key whose current revision is known to fail permanently is reported apart
+  (``known_failures``), not re-enqueued.
 - ``{"action": "rechunk", "generation": "g..."?}``: create a new generation index and
   enqueue one rechunk message per object (never a loop over the bucket's documents
   inside this invocation).
@@ -42,6 +44,10 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
     if action == "sweep":
         res = aws.run_sweep(SETTINGS, enqueue=bool(SETTINGS.queue_url))
         metrics.add_metric(name="DriftedKeys", unit=MetricUnit.Count, value=len(res.drifted))
+        # Revisions known to fail are reported apart: fixing them is a new upload.
+        metrics.add_metric(
+            name="KnownFailures", unit=MetricUnit.Count, value=len(res.known_failures)
+        )
         out: dict[str, Any] = {
             "action": action,
             "bucket_keys": res.bucket_keys,
@@ -50,6 +56,8 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
             "enqueued": res.enqueued,
             "repaired": len(res.repaired),
             "failed": res.failed,
+            "known_failures": len(res.known_failures),
+            "known_failure_keys": sorted(res.known_failures)[:100],
         }
     elif action == "rechunk":
         gen, n = aws.start_rechunk(SETTINGS, event.get("generation"))

@@ -70,6 +70,11 @@ class State(StrEnum):
     LIVE = "live"
     SUPERSEDED = "superseded"
     DELETED = "deleted"
+    # Not a chunk: the marker of a revision that can never be indexed (see failure_marker).
+    FAILED = "failed"
+
+
+FAILURE_REASON_FIELD = "failure_reason"
 
 
 def utcnow_iso() -> str:
@@ -298,6 +303,7 @@ def index_body(
                 "indexed_at": date,
                 "live_at": date,
                 "superseded_at": date,
+                FAILURE_REASON_FIELD: stored_only,
             },
         },
     }
@@ -541,6 +547,40 @@ def stale_chunks_body(doc_id: str, revision: str, keep_below: int) -> dict[str, 
     }
 
 
+def failure_marker(
+    doc_id: str, key: str, revision: str, reason: str, now: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """``_id`` and ``_source`` of the record that a revision failed permanently.
+
+    It lives next to the document's chunks (same routing) in state ``failed``, which
+    no search, live set or retention query matches: the sweep reads these markers
+    to tell "known to fail" from drift, so it does not re-enqueue the same broken
+    version on every run. The reason is the error's own message (never document text).
+    """
+    source = {
+        "doc_id": doc_id,
+        "source_key": key,
+        "revision": revision,
+        "state": State.FAILED.value,
+        FAILURE_REASON_FIELD: reason[:1000],
+        "indexed_at": now or utcnow_iso(),
+    }
+    return f"{doc_id}:failed:{revision}", source
+
+
+def known_failures_query(after: Sequence[Any] | None = None, page: int = 1000) -> dict[str, Any]:
+    """One page of failure markers, sorted for search_after paging."""
+    body: dict[str, Any] = {
+        "size": page,
+        "query": {"term": {"state": State.FAILED.value}},
+        "_source": ["source_key", "doc_id", "revision", FAILURE_REASON_FIELD],
+        "sort": [{"doc_id": "asc"}, {"revision": "asc"}],
+    }
+    if after:
+        body["search_after"] = list(after)
+    return body
+
+
 def sweep_body(older_than: str) -> dict[str, Any]:
     """delete-by-query body of the retention sweep (superseded/deleted before a date)."""
     return {
@@ -597,6 +637,10 @@ class S3Port(Protocol):
 
 class IndexPort(Protocol):
     """What the revision protocol needs from the index (real: OpenSearchIndex)."""
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        """Remember that this revision can never be indexed (the sweep skips it)."""
+        ...
 
     def revision_states(self, doc_id: str) -> dict[str, RevisionState]: ...
 

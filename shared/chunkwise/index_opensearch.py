@@ -57,10 +57,12 @@ from chunkwise.index import (
     State,
     bulk_actions,
     delete_revision_body,
+    failure_marker,
     flip_live_body,
     index_body,
     index_template_body,
     keyword_bound_changes,
+    known_failures_query,
     missing_properties,
     model_mismatch,
     parse_revision_states,
@@ -663,6 +665,37 @@ class OpenSearchIndex:
 
     def live_revisions(self, doc_id: str) -> set[str]:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        marker_id, source = failure_marker(doc_id, key, revision, reason)
+        with_retries(
+            self.policy,
+            f"record failure of {doc_id}/{revision}",
+            lambda: self.client.index(
+                index=self.target, id=marker_id, body=source, params={"routing": doc_id}
+            ),
+        )
+
+    def known_failures(self) -> list[dict[str, Any]]:
+        """Every failure marker's source (doc_id, source_key, revision, reason)."""
+        out: list[dict[str, Any]] = []
+        after: list[Any] | None = None
+        while True:
+            body = known_failures_query(after, self.page_size)
+
+            def do(b: dict[str, Any] = body) -> list[dict[str, Any]]:
+                self.refresh()
+                resp = self.client.search(
+                    index=self.target, body=b, params={"request_cache": "false"}
+                )
+                hits: list[dict[str, Any]] = resp["hits"]["hits"]
+                return hits
+
+            hits = with_retries(self.policy, "known failures", do)
+            out.extend(h["_source"] for h in hits)
+            if len(hits) < self.page_size:
+                return out
+            after = hits[-1]["sort"]
 
 
 # OpenSearch quotes document content in some reasons ("The prefix of the first immense

@@ -58,6 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chunkwise import progress
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index import (
+    FAILURE_REASON_FIELD,
     GENERATION_RE,
     IndexPort,
     ObjectVersion,
@@ -120,9 +121,14 @@ class QueuePort(Protocol):
 
 
 class LiveSetPort(Protocol):
-    """Which revisions are visible (live or pending) for every source key."""
+    """Which revisions are visible (live or pending) for every source key, and which
+    revisions are known to fail for good."""
 
     def live_revisions(self) -> dict[str, set[str]]: ...
+
+    def known_failures(self) -> dict[str, dict[str, str]]:
+        """source key -> {revision: reason} of revisions that failed permanently."""
+        ...
 
 
 # --------------------------------------------------------------------------- config
@@ -444,8 +450,10 @@ class Pipeline:
         result = IngestResult(key=key, doc_id=doc_id, status="unchanged")
         result.generation = change.generation
         index = self.index_for(change.generation)
+        attempted: list[ObjectVersion] = []
 
         def load_chunks(version: ObjectVersion) -> Sequence[Chunk]:
+            attempted.append(version)
             try:
                 return self._load_chunks(version, doc_id, result)
             except PermanentError:
@@ -461,9 +469,14 @@ class Pipeline:
             return vectors
 
         t0 = time.perf_counter()
-        rec: ReconcileResult = reconcile(
-            key, doc_id, s3=self.store, index=index, load_chunks=load_chunks, embed=embed
-        )
+        try:
+            rec: ReconcileResult = reconcile(
+                key, doc_id, s3=self.store, index=index, load_chunks=load_chunks, embed=embed
+            )
+        except PermanentError as exc:
+            if attempted:  # the revision itself is at fault, not the event
+                index.record_failure(doc_id, key, attempted[-1].revision, str(exc))
+            raise
         result.stages["total"] = time.perf_counter() - t0
         result.rounds = rec.rounds
         result.actions = [a.value for a in rec.actions]
@@ -596,6 +609,27 @@ class SweepResult:
     enqueued: int = 0
     repaired: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    # key -> "revision: reason": the bucket's current revision is known to fail for
+    # good; not drift, not re-enqueued (a new upload of the key is a new revision).
+    known_failures: dict[str, str] = field(default_factory=dict)
+
+
+def split_known_failures(
+    drifted: Sequence[str],
+    bucket_revisions: Mapping[str, str],
+    failures: Mapping[str, Mapping[str, str]],
+) -> tuple[list[str], dict[str, str]]:
+    """(drift to repair, key -> "revision: reason" of current revisions known to fail)."""
+    known: dict[str, str] = {}
+    repair: list[str] = []
+    for key in drifted:
+        rev = bucket_revisions.get(key)
+        reason = failures.get(key, {}).get(rev) if rev is not None else None
+        if reason is None:
+            repair.append(key)
+        else:
+            known[key] = f"{rev}: {reason}"
+    return repair, known
 
 
 def sweep(
@@ -616,8 +650,11 @@ def sweep(
         v.key: v.revision for v in store.list_current(config.input_prefix) if config.watches(v.key)
     }
     live = {k: v for k, v in live_set.live_revisions().items() if config.watches(k)}
+    drifted, known = split_known_failures(
+        plan_sweep(bucket, live), bucket, live_set.known_failures()
+    )
     res = SweepResult(
-        bucket_keys=len(bucket), indexed_keys=len(live), drifted=plan_sweep(bucket, live)
+        bucket_keys=len(bucket), indexed_keys=len(live), drifted=drifted, known_failures=known
     )
     if queue is not None:
         queue.send_batch([change_message(config.bucket, k, "reconcile") for k in res.drifted])
@@ -688,6 +725,15 @@ class OpenSearchLiveSet:
         self.index = index
         self.bucket = bucket
         self.page = page
+
+    def known_failures(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for marker in self.index.known_failures():
+            key = str(marker["source_key"])
+            if marker["doc_id"] == make_doc_id(self.bucket, key):
+                reason = str(marker.get(FAILURE_REASON_FIELD, ""))
+                out.setdefault(key, {})[str(marker["revision"])] = reason
+        return out
 
     def live_revisions(self) -> dict[str, set[str]]:
         from chunkwise.index_opensearch import with_retries

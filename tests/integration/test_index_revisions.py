@@ -335,3 +335,33 @@ def test_429_during_bulk_is_retried_then_succeeds_or_raises(
         ix2.write_revision(chunks2, vecs)
     assert always.calls == 5
     assert live_index.live_revisions(doc2) == set()
+
+
+def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
+    client: OpenSearch, embedder: MiniLMEmbedder
+) -> None:
+    from chunkwise.pipeline import OpenSearchLiveSet, build_config, sweep
+    from integration.live_index import live_test_index
+    from unit.test_pipeline_fakes import FakeObjectStore, FakeQueue
+
+    store = FakeObjectStore(bucket="bucket")
+    bad = store.put("incoming/broken.pdf", b"%PDF-1.7 broken")
+    doc = make_doc_id("bucket", bad.key)
+    config = build_config(bucket="bucket", input_prefix="incoming/")
+    with live_test_index(client, embedder, "it-failures") as ix:
+        live = OpenSearchLiveSet(ix, "bucket")
+        drift = sweep(config, store, live, queue=FakeQueue())
+        assert drift.drifted == [bad.key] and drift.known_failures == {}
+        ix.record_failure(doc, bad.key, bad.revision, "CorruptDocument: no xref table")
+        ix.record_failure(doc, bad.key, bad.revision, "CorruptDocument: no xref table")  # idem
+        assert live.known_failures() == {bad.key: {bad.revision: "CorruptDocument: no xref table"}}
+        queue = FakeQueue()
+        res = sweep(config, store, live, queue=queue)
+        assert res.drifted == [] and queue.bodies == []
+        assert res.known_failures == {bad.key: f"{bad.revision}: CorruptDocument: no xref table"}
+        # not a chunk: no live set entry, no search hit, untouched by retention
+        assert live.live_revisions() == {}
+        assert ix.sweep(0) == 0
+        hits = client.search(index=ix.names.read_alias, body={"query": {"match_all": {}}})
+        assert hits["hits"]["total"]["value"] == 0
+        assert ix.revision_states(doc)[bad.revision].visible is False

@@ -61,6 +61,12 @@ class FakeIndex:
         self.docs: dict[str, dict[str, tuple[str, int, State, int]]] = {}
         self.lock = threading.Lock()
         self.fail_revisions: set[str] = set()
+        # doc_id -> {revision: (key, reason)}: failure markers
+        self.failures: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        with self.lock:
+            self.failures.setdefault(doc_id, {})[revision] = (key, reason)
 
     def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
         with self.lock:

@@ -390,3 +390,26 @@ def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
     assert p.config.watches("any/key.pdf")  # separate artifacts bucket: whole bucket watched
     assert p.index_for("g2").target == "chunks-g2"  # type: ignore[attr-defined]
     assert p.index_for(None).target == "chunks-write"  # type: ignore[attr-defined]
+
+
+def test_sweep_skips_a_revision_known_to_fail_and_reports_it_apart(counter: object) -> None:
+    rig = make_rig(counter)
+    rig.store.put("incoming/bad.pdf", (DATA / "hostile" / "corrupt.pdf").read_bytes())
+    rig.store.put("incoming/good.md", MANUAL)
+    live = FakeLiveSet(rig.index, _keys(rig))
+    q = FakeQueue()
+    with pytest.raises(PermanentError):
+        rig.pipeline.ingest(change("incoming/bad.pdf"))
+    first = sweep(rig.pipeline.config, rig.store, live, queue=q)
+    assert first.drifted == ["incoming/good.md"] and first.enqueued == 1
+    assert list(first.known_failures) == ["incoming/bad.pdf"]
+    bad_rev = rig.store.head_current("incoming/bad.pdf").revision  # type: ignore[union-attr]
+    assert first.known_failures["incoming/bad.pdf"].startswith(f"{bad_rev}: ")
+    rig.pipeline.ingest(change("incoming/good.md"))
+    second = sweep(rig.pipeline.config, rig.store, live, queue=q)
+    assert second.drifted == [] and second.enqueued == 0 and len(q.bodies) == 1
+    # a new upload of the key is a new revision: drift again, repaired when good
+    rig.store.put("incoming/bad.pdf", (DATA / "handbuch_de.pdf").read_bytes())
+    third = sweep(rig.pipeline.config, rig.store, live, pipeline=rig.pipeline)
+    assert third.drifted == ["incoming/bad.pdf"] and third.repaired == ["incoming/bad.pdf"]
+    assert third.known_failures == {}

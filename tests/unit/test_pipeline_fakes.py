@@ -115,6 +115,13 @@ class FakeLiveSet:
                     out.setdefault(self.keys[doc_id], set()).add(rev)
         return out
 
+    def known_failures(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for revisions in self.index.failures.values():
+            for rev, (key, reason) in revisions.items():
+                out.setdefault(key, {})[rev] = reason
+        return out
+
 
 class FakeEmbedder:
     """Deterministic 8-d vectors; counts calls and batch sizes."""

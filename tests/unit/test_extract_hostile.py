@@ -176,3 +176,64 @@ def test_max_output_chars() -> None:
 def test_misc_binary(data: bytes, error: type[Exception]) -> None:
     with pytest.raises(error):
         extract(data, filename="upload")
+
+
+def _declare_size(data: bytes, member: bytes, size: int) -> bytes:
+    """Patch a member's uncompressed size in its local header and the central directory."""
+    out = bytearray(data)
+    for sig, name_off, size_off, len_off in (
+        (b"PK\x03\x04", 30, 22, 26),
+        (b"PK\x01\x02", 46, 24, 28),
+    ):
+        pos = 0
+        while (pos := out.find(sig, pos)) >= 0:
+            n = int.from_bytes(out[pos + len_off : pos + len_off + 2], "little")
+            if out[pos + name_off : pos + name_off + n] == member:
+                out[pos + size_off : pos + size_off + 4] = size.to_bytes(4, "little")
+            pos += 4
+    return bytes(out)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("docx") is None, reason="python-docx missing")
+def test_member_declaring_2_kb_is_inflated_as_a_bounded_stream() -> None:
+    """A deflate stream of 64 MiB declared as 2 KB: ZipFile.read inflates the whole stream
+    before cutting it to the declared size; the streaming inflate never holds more than
+    a few steps of it."""
+    import tracemalloc
+
+    with zipfile.ZipFile(DATA / "pricing_en.docx") as src:  # a real package around the bomb
+        members = {i.filename: src.read(i) for i in src.infolist()}
+    members["word/document.xml"] = b"\0" * (64 << 20)
+    liar = _declare_size(_zip(members), b"word/document.xml", 2048)
+    assert len(liar) < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(CorruptDocument) as e:
+            extract(liar, filename="liar.docx")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"peak {peak >> 20} MiB while rejecting a 2 KB member"
+    assert "does not inflate as declared" in e.value.reason
+
+
+def test_real_inflated_size_is_capped_whatever_the_directory_says() -> None:
+    """The count is of bytes actually inflated, checked at every step (the directory
+    checks run first and would catch an honest directory)."""
+    import random
+    import zipfile as zf_mod
+
+    from chunkwise.extract.docx import _inflate_member
+
+    content = random.Random(7).randbytes(1 << 20)
+    real = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": content})
+    with zf_mod.ZipFile(io.BytesIO(real)) as zf:
+        info = zf.getinfo("word/document.xml")
+        limits = ExtractLimits(max_member_bytes=300_000)
+        with pytest.raises(LimitExceeded) as e:
+            _inflate_member(zf, info, limits, room=10 << 20)
+        assert e.value.limit == "max_member_bytes" and e.value.actual < 300_000 + (128 << 10)
+        with pytest.raises(LimitExceeded) as e:
+            _inflate_member(zf, info, ExtractLimits(), room=200_000)
+        assert e.value.limit == "max_decompressed_bytes"
+        assert _inflate_member(zf, info, ExtractLimits(), room=2 << 20) == content

@@ -7,6 +7,11 @@ queue's visibility timeout and moves to the DLQ after ``maxReceiveCount``
 receives; the log line says why (permanent: the document will never index;
 transient: an outage or throttling).
 
+Each document gets a budget (`chunkwise.budget`): a deadline from the
+invocation's remaining time, keeping time back for the records still waiting,
+and a memory ceiling from the function's memory size. A document over it fails
+alone (`LimitExceeded`, logged); its batch-mates go on in the same invocation.
+
 Settings are validated once per cold start; the pipeline (OpenSearch client,
 embedder, tokenizer) is built on the first record, so importing this module
 stays cheap.
@@ -14,6 +19,8 @@ stays cheap.
 
 from __future__ import annotations
 
+import gc
+import time
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -26,6 +33,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chunkwise.aws import Settings, load_settings
+from chunkwise.budget import DocumentBudget
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.pipeline import IngestResult, MessageError, ObjectChange, parse_message
 
@@ -68,10 +76,35 @@ def _report(result: IngestResult) -> None:
         )
 
 
-def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
+class BatchClock:
+    """How many records of the invocation's batch are still waiting: each document's
+    budget keeps time back for them (`chunkwise.budget`)."""
+
+    def __init__(self, records: int = 1) -> None:
+        self.waiting = records
+
+    def next_budget(self, context: LambdaContext | None) -> DocumentBudget:
+        self.waiting = max(0, self.waiting - 1)
+        if context is None:
+            return DocumentBudget.unbounded()
+        return DocumentBudget.for_invocation(
+            context.get_remaining_time_in_millis(),
+            int(context.memory_limit_in_mb),
+            waiting_documents=self.waiting,
+            clock=CLOCK,
+        )
+
+
+_BATCH = BatchClock()
+CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
+
+
+def ingest_change(
+    change: ObjectChange, receive_count: int = 1, budget: DocumentBudget | None = None
+) -> IngestResult:
     where = {"key": change.key, "bucket": change.bucket, "kind": change.kind}
     try:
-        result = get_pipeline().ingest(change)
+        result = get_pipeline().ingest(change, budget)
     except (PermanentError, TransientError) as exc:
         permanent = isinstance(exc, PermanentError)
         log = logger.error if permanent else logger.warning
@@ -88,6 +121,8 @@ def ingest_change(change: ObjectChange, receive_count: int = 1) -> IngestResult:
         )
         failures = "PermanentFailures" if permanent else "TransientFailures"
         metrics.add_metric(name=failures, unit=MetricUnit.Count, value=1)
+        if permanent:
+            gc.collect()  # what the failed document held is not the next one's to carry
         raise
     _report(result)
     return result
@@ -113,24 +148,27 @@ def parse_record(record: SQSRecord) -> list[ObjectChange]:
 
 
 @tracer.capture_method
-def record_handler(record: SQSRecord) -> None:
+def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
+    budget = _BATCH.next_budget(lambda_context)
     changes = parse_record(record)
     if not changes:
         logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
         return
     count = int(record.attributes.approximate_receive_count or 1)
     for change in changes:
-        ingest_change(change, count)
+        ingest_change(change, count, budget)
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    global _BATCH
     if event.get("source") == "aws.s3":  # EventBridge target invoking the function directly
         for change in parse_message(event):
-            ingest_change(change)
+            ingest_change(change, budget=BatchClock().next_budget(context))
         return {"batchItemFailures": []}
+    _BATCH = BatchClock(len(event.get("Records") or []))
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

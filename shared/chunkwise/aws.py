@@ -153,6 +153,8 @@ class Settings(BaseSettings):
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
     allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    max_chunks_per_document: int = Field(5000, gt=0)
+    max_tokens_per_document: int = Field(1_500_000, gt=0)
     opensearch_url: str = Field(
         "http://127.0.0.1:9200",
         validation_alias=AliasChoices("CHUNKWISE_OPENSEARCH_URL", "OPENSEARCH_URL"),
@@ -183,6 +185,8 @@ class Settings(BaseSettings):
             artifacts_prefix=self.artifacts_prefix,
             max_object_bytes=self.max_object_bytes,
             allowed_suffixes=self.allowed_suffixes,
+            max_chunks_per_document=self.max_chunks_per_document,
+            max_tokens_per_document=self.max_tokens_per_document,
         )
 
     @property

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chunkwise import progress
+from chunkwise.budget import DocumentBudget
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index import (
     FAILURE_REASON_FIELD,
@@ -82,6 +83,8 @@ log = logging.getLogger("chunkwise.pipeline")
 MESSAGE_TAG = "chunkwise"
 DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
 MIB = 1024 * 1024
+#: Texts per embedding call between budget checks.
+EMBED_STEP = 64
 
 
 # --------------------------------------------------------------------------- ports
@@ -145,6 +148,11 @@ class PipelineConfig(BaseModel):
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * MIB, gt=0)
     allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    # Work one document may cause, checked after chunking and before embedding (the
+    # expensive step: a remote model is called per text). 5,000 chunks are ~2.5 M
+    # characters of prose; a 20 MB HTML page made 44,010.
+    max_chunks_per_document: int = Field(5000, gt=0)
+    max_tokens_per_document: int = Field(1_500_000, gt=0)
 
     @model_validator(mode="after")
     def _artifacts_not_watched(self) -> PipelineConfig:
@@ -433,8 +441,13 @@ class Pipeline:
         return self._chunker_config
 
     # -- the one entry point
-    def ingest(self, change: ObjectChange) -> IngestResult:
-        """Make the index agree with S3's current version of ``change.key``."""
+    def ingest(self, change: ObjectChange, budget: DocumentBudget | None = None) -> IngestResult:
+        """Make the index agree with S3's current version of ``change.key``.
+
+        ``budget`` bounds this document's time and memory (the ingest function derives
+        it from the invocation's remaining time); over it, `LimitExceeded`.
+        """
+        budget = budget or DocumentBudget.unbounded()
         if change.bucket != self.config.bucket:
             raise PermanentError(
                 f"event for bucket {change.bucket!r}, but this pipeline serves "
@@ -455,7 +468,7 @@ class Pipeline:
         def load_chunks(version: ObjectVersion) -> Sequence[Chunk]:
             attempted.append(version)
             try:
-                return self._load_chunks(version, doc_id, result)
+                return self._load_chunks(version, doc_id, result, budget)
             except PermanentError:
                 # The current revision can never be indexed: no older revision may stay
                 # visible in its place (it is not what S3 holds). Then fail loudly.
@@ -464,7 +477,10 @@ class Pipeline:
 
         def embed(texts: Sequence[str]) -> list[list[float]]:
             t0 = time.perf_counter()
-            vectors = self.embedder.embed(texts)
+            vectors: list[list[float]] = []
+            for start in range(0, len(texts), EMBED_STEP):
+                budget.check("embed")  # between steps: a slow model cannot run out the clock
+                vectors += self.embedder.embed(texts[start : start + EMBED_STEP])
             result.stages["embed"] = result.stages.get("embed", 0.0) + time.perf_counter() - t0
             return vectors
 
@@ -487,6 +503,38 @@ class Pipeline:
             result.status = "indexed"
         return result
 
+    def _limits_within(self, budget: DocumentBudget) -> ExtractLimits:
+        """The extraction limits, their time limit cut to what the document has left."""
+        left = budget.seconds_left()
+        if left is None or left >= self.limits.max_seconds:
+            return self.limits
+        return self.limits.model_copy(update={"max_seconds": max(left, 0.001)})
+
+    def _check_text_size(self, chars: int) -> None:
+        """Refuse before chunking a text that cannot fit the chunk limit: bodies do not
+        overlap and hold at most max_chars each, so chars / max_chars is a lower bound."""
+        from chunkwise.extract import LimitExceeded
+
+        at_least = chars // self.chunker_config.max_chars
+        if at_least > self.config.max_chunks_per_document:
+            raise LimitExceeded(
+                "max_chunks_per_document",
+                self.config.max_chunks_per_document,
+                at_least,
+                f"{chars} characters make at least {at_least} chunks",
+            )
+
+    def _check_work(self, chunks: Sequence[Chunk]) -> None:
+        """Chunk and token limits, before anything is embedded or written."""
+        from chunkwise.extract import LimitExceeded
+
+        cfg = self.config
+        if len(chunks) > cfg.max_chunks_per_document:
+            raise LimitExceeded("max_chunks_per_document", cfg.max_chunks_per_document, len(chunks))
+        tokens = sum(c.token_count for c in chunks)
+        if tokens > cfg.max_tokens_per_document:
+            raise LimitExceeded("max_tokens_per_document", cfg.max_tokens_per_document, tokens)
+
     def _resolve_key(self, change: ObjectChange) -> str:
         """Decoded key, unless only the raw event key exists (an emulator or an
         EventBridge rule that did not URL-encode a key with a literal '+' or '%')."""
@@ -502,7 +550,7 @@ class Pipeline:
         return change.key
 
     def _load_chunks(
-        self, version: ObjectVersion, doc_id: str, result: IngestResult
+        self, version: ObjectVersion, doc_id: str, result: IngestResult, budget: DocumentBudget
     ) -> list[Chunk]:
         from chunkwise.chunk import ChunkingReport, chunk_text
         from chunkwise.extract import LimitExceeded, UnsupportedFormat, extract
@@ -516,16 +564,21 @@ class Pipeline:
             )
         if version.size > self.config.max_object_bytes:
             raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, version.size)
+        budget.check("fetch")
         t = time.perf_counter()
         data = self.store.get_version(key, version.version_id)
         result.stages["fetch"] = time.perf_counter() - t
         if len(data) > self.config.max_object_bytes:
             raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, len(data))
+        budget.check("extract")
         t = time.perf_counter()
         extraction = extract(
-            data, filename=posixpath.basename(key), limits=self.limits, ocr=self.ocr
+            data, filename=posixpath.basename(key), limits=self._limits_within(budget), ocr=self.ocr
         )
         result.stages["extract"] = time.perf_counter() - t
+        del data  # the source bytes are not needed past extraction
+        self._check_text_size(len(extraction.text))
+        budget.check("chunk")
 
         t = time.perf_counter()
         report = ChunkingReport()
@@ -556,6 +609,8 @@ class Pipeline:
             from chunkwise.extract import EmptyDocument
 
             raise EmptyDocument(f"{key!r}: extracted text has no chunkable content")
+        self._check_work(chunks)
+        budget.check("artifacts")
 
         t = time.perf_counter()
         md_key = self.config.artifact_key(doc_id, version.revision, ".md")

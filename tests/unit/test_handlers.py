@@ -497,3 +497,69 @@ def test_malformed_message_is_logged_with_its_id_and_reason(
     assert len(logged) == 1 and logged[0].levelname == "ERROR"
     assert reason in logged[0].reason and "malformed" in logged[0].getMessage()
     assert rig.store.heads == 0
+
+
+def _record_for(key: str, message_id: str) -> dict[str, Any]:
+    from chunkwise.pipeline import change_message
+
+    record = copy.deepcopy(load_event("sqs_s3_put.json")["Records"][0])  # type: ignore[index]
+    record["messageId"] = message_id
+    record["body"] = change_message(BUCKET, key, "reconcile")
+    return record  # type: ignore[no-any-return]
+
+
+class FakeClockContext(LocalContext):
+    """A Lambda context whose remaining time runs on a fake clock."""
+
+    def __init__(self, clock: list[float], timeout_s: float) -> None:
+        super().__init__()
+        self._clock = clock
+        self._end = clock[0] + timeout_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._end - self._clock[0]) * 1000))
+
+
+def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
+    counter: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Over the chunk limit, over its share of the invocation's time: each fails alone
+    with a LimitExceeded log line; the good documents of the batch are indexed."""
+    mod = load("ingest")
+    rig = make_rig(counter, max_chunks_per_document=500)
+    mod._PIPELINE = rig.pipeline
+    clock = [0.0]
+    mod.CLOCK = lambda: clock[0]
+    embed = rig.embedder.embed
+
+    def embed_one_second_per_step(texts: Any) -> list[list[float]]:
+        clock[0] += 1.0
+        return embed(texts)  # type: ignore[no-any-return]
+
+    rig.embedder.embed = embed_one_second_per_step  # type: ignore[method-assign]
+    sentence = "Die Pumpe wird jährlich geprüft und der Filter gewechselt. "
+    paras = "\n\n".join(f"Absatz {i}: " + sentence * 25 for i in range(150))
+    rig.store.put("incoming/many-chunks.md", "\n\n".join([paras] * 3).encode())  # > 1,000
+    rig.store.put("incoming/slow.md", paras.encode())  # > 300 chunks: > 5 embedding steps
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
+    event = {
+        "Records": [
+            _record_for("incoming/slow.md", "m-slow"),
+            _record_for("incoming/many-chunks.md", "m-many"),
+            _record_for("incoming/manual_en.md", "m-good-1"),
+            _record_for("incoming/handbuch_de.md", "m-good-2"),
+        ]
+    }
+    # 10 s reserve + 5 s per waiting record: the slow document (3 waiting) gets 2 s
+    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=27.0))
+    assert sorted(f["itemIdentifier"] for f in out["batchItemFailures"]) == ["m-many", "m-slow"]
+    for key in ("incoming/manual_en.md", "incoming/handbuch_de.md"):
+        assert rig.index.live(make_doc_id(BUCKET, key)) == {"v0003" if "manual" in key else "v0004"}
+    failures = {
+        r.key: r.reason for r in caplog.records if getattr(r, "error", "") == "LimitExceeded"
+    }
+    assert set(failures) == {"incoming/many-chunks.md", "incoming/slow.md"}
+    assert "max_chunks_per_document" in failures["incoming/many-chunks.md"]
+    assert "document_deadline" in failures["incoming/slow.md"]
+    assert "Pumpe" not in " ".join(failures.values())  # never document text

@@ -413,3 +413,61 @@ def test_sweep_skips_a_revision_known_to_fail_and_reports_it_apart(counter: obje
     third = sweep(rig.pipeline.config, rig.store, live, pipeline=rig.pipeline)
     assert third.drifted == ["incoming/bad.pdf"] and third.repaired == ["incoming/bad.pdf"]
     assert third.known_failures == {}
+
+
+def _many_paragraphs(n: int) -> bytes:
+    return "\n\n".join(f"Absatz {i}: Die Pumpe wird geprüft." for i in range(n)).encode()
+
+
+def test_chunk_limit_is_checked_before_anything_is_embedded(counter: object) -> None:
+    rig = make_rig(counter, max_chunks_per_document=20)
+    rig.store.put("incoming/huge.md", _many_paragraphs(2000))
+    with pytest.raises(LimitExceeded) as e:
+        rig.pipeline.ingest(change("incoming/huge.md"))
+    assert e.value.limit == "max_chunks_per_document"
+    assert rig.embedder.calls == [] and rig.artifacts.files == {}
+    assert rig.index.failures  # recorded: the sweep will not re-enqueue it
+
+
+def test_token_limit_is_checked_before_anything_is_embedded(counter: object) -> None:
+    rig = make_rig(counter, max_tokens_per_document=50)
+    rig.store.put("incoming/long.md", _many_paragraphs(40))
+    with pytest.raises(LimitExceeded) as e:
+        rig.pipeline.ingest(change("incoming/long.md"))
+    assert e.value.limit == "max_tokens_per_document" and rig.embedder.calls == []
+
+
+def test_text_far_over_the_chunk_limit_is_refused_before_chunking(
+    counter: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import chunkwise.chunk
+
+    rig = make_rig(counter, max_chunks_per_document=10)
+    rig.store.put("incoming/wall.txt", b"Wort " * 20_000)
+
+    def no_chunking(*a: object, **k: object) -> None:
+        raise AssertionError("chunked a text that cannot fit the chunk limit")
+
+    monkeypatch.setattr(chunkwise.chunk, "chunk_text", no_chunking)
+    with pytest.raises(LimitExceeded, match="at least"):
+        rig.pipeline.ingest(change("incoming/wall.txt"))
+
+
+def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
+    from chunkwise.budget import DocumentBudget
+
+    clock = [0.0]
+    rig = make_rig(counter)
+    embed = rig.embedder.embed
+
+    def slow(texts: object) -> list[list[float]]:
+        clock[0] += 1.0  # each step takes a (fake) second
+        return embed(texts)  # type: ignore[arg-type]
+
+    rig.embedder.embed = slow  # type: ignore[method-assign]
+    rig.store.put("incoming/big.md", _many_paragraphs(3000))
+    budget = DocumentBudget(deadline=2.5, clock=lambda: clock[0])
+    with pytest.raises(LimitExceeded) as e:
+        rig.pipeline.ingest(change("incoming/big.md"), budget)
+    assert e.value.limit == "document_deadline" and len(rig.embedder.calls) == 3
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/big.md")) == set()

@@ -1,0 +1,108 @@
+"""What one document may still consume: wall-clock time and process memory.
+
+One Lambda invocation ingests a batch of documents in one process. A document
+that runs out the function's time or memory would take its batch-mates with it
+(the invocation dies, every message is retried, good documents end in the DLQ,
+and no log line says why). So each document gets a `DocumentBudget`: a deadline
+derived from the invocation's remaining time, leaving a reserve for the
+documents after it in the batch, and a ceiling on the process's resident
+memory. The pipeline checks it between stages and between embedding batches;
+a document over budget fails alone with `LimitExceeded` (a `PermanentError`).
+
+The memory check reads the current RSS (``/proc/self/statm``, Linux, as in
+Lambda); it cannot stop one huge allocation, which is why every stage also has
+its own size limits (bytes, inflated ZIP members, chunks, tokens) checked
+before the expensive step.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from chunkwise.extract.errors import LimitExceeded
+
+MIB = 1024 * 1024
+
+
+def current_rss_bytes() -> int | None:
+    """Resident set size of this process now; None where /proc is not available."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            resident_pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return resident_pages * os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class BudgetPolicy:
+    """How an invocation's time and memory are shared among its documents."""
+
+    # Left at the end of the invocation for reporting the batch (never given out).
+    reserve_seconds: float = 10.0
+    # Kept back for each document still waiting in the batch after this one.
+    per_waiting_document_seconds: float = 5.0
+    # The RSS ceiling as a share of the function's memory; the rest is headroom for
+    # the allocation in flight when the check runs.
+    memory_share: float = 0.85
+
+
+@dataclass
+class DocumentBudget:
+    """A deadline (monotonic seconds) and an RSS ceiling (bytes) for one document;
+    None = unbounded. ``check`` raises `LimitExceeded` naming the stage."""
+
+    deadline: float | None = None
+    max_rss_bytes: int | None = None
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
+    rss: Callable[[], int | None] = field(default=current_rss_bytes, repr=False)
+
+    @classmethod
+    def unbounded(cls) -> DocumentBudget:
+        return cls()
+
+    @classmethod
+    def for_invocation(
+        cls,
+        remaining_ms: int,
+        memory_mb: int | None,
+        *,
+        waiting_documents: int = 0,
+        policy: BudgetPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        rss: Callable[[], int | None] = current_rss_bytes,
+    ) -> DocumentBudget:
+        """The budget of the next document of a batch with ``waiting_documents``
+        after it, given the invocation's remaining time and memory size."""
+        pol = policy or BudgetPolicy()
+        reserve = pol.reserve_seconds + waiting_documents * pol.per_waiting_document_seconds
+        seconds = max(0.0, remaining_ms / 1000.0 - reserve)
+        ceiling = int(memory_mb * MIB * pol.memory_share) if memory_mb else None
+        return cls(deadline=clock() + seconds, max_rss_bytes=ceiling, clock=clock, rss=rss)
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - self.clock()
+
+    def check(self, stage: str) -> None:
+        """Raise `LimitExceeded` if the document is over its time or memory budget."""
+        left = self.seconds_left()
+        if left is not None and left <= 0:
+            raise LimitExceeded(
+                "document_deadline",
+                0,
+                round(max(0.0, -left), 1),
+                f"past this document's share of the invocation's time during {stage} "
+                "(seconds over)",
+            )
+        if self.max_rss_bytes is not None:
+            rss = self.rss()
+            if rss is not None and rss > self.max_rss_bytes:
+                raise LimitExceeded(
+                    "document_memory_bytes",
+                    self.max_rss_bytes,
+                    rss,
+                    f"process memory over the ceiling during {stage}",
+                )

@@ -1,0 +1,58 @@
+"""Per-document budgets: time from the invocation's remaining time, memory from its size."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkwise.budget import MIB, BudgetPolicy, DocumentBudget, current_rss_bytes
+from chunkwise.errors import PermanentError
+from chunkwise.extract import LimitExceeded
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_deadline_keeps_time_back_for_waiting_documents() -> None:
+    clock = Clock()
+    budget = DocumentBudget.for_invocation(60_000, 2048, waiting_documents=3, clock=clock)
+    assert budget.seconds_left() == pytest.approx(60 - 10 - 3 * 5)
+    budget.check("extract")
+    clock.now += 34.9
+    budget.check("embed")
+    clock.now += 0.2
+    with pytest.raises(LimitExceeded) as e:
+        budget.check("embed")
+    assert e.value.limit == "document_deadline" and "embed" in e.value.reason
+    assert isinstance(e.value, PermanentError)
+
+
+def test_no_time_left_is_an_immediate_failure_not_a_negative_budget() -> None:
+    clock = Clock()
+    budget = DocumentBudget.for_invocation(
+        3_000, None, waiting_documents=9, clock=clock, policy=BudgetPolicy(reserve_seconds=1)
+    )
+    assert budget.seconds_left() == 0
+    with pytest.raises(LimitExceeded, match="document_deadline"):
+        budget.check("fetch")
+
+
+def test_memory_ceiling_is_a_share_of_the_function_memory() -> None:
+    rss = [100 * MIB]
+    budget = DocumentBudget.for_invocation(60_000, 1000, clock=Clock(), rss=lambda: rss[0])
+    assert budget.max_rss_bytes == int(1000 * MIB * 0.85)
+    budget.check("chunk")
+    rss[0] = 900 * MIB
+    with pytest.raises(LimitExceeded) as e:
+        budget.check("chunk")
+    assert e.value.limit == "document_memory_bytes"
+
+
+def test_unbounded_never_fails_and_rss_is_readable_here() -> None:
+    DocumentBudget.unbounded().check("anything")
+    rss = current_rss_bytes()
+    assert rss is None or rss > 1 * MIB

@@ -11,7 +11,9 @@ Events:
   inside this invocation).
 - ``{"action": "finish-rechunk", "generation": "g...", "force": false}``: verify the
   generation holds exactly the bucket's current revisions, then swap both aliases.
-- ``{"action": "retention", "older_than": "30d"}``: delete superseded/deleted chunks.
+- ``{"action": "retention", "older_than": "7d"?}`` (scheduled daily): erase the chunks
+  and artifacts of revisions deleted or superseded longer ago than that (default
+  ``CHUNKWISE_RETENTION``, 7 days).
 """
 
 from __future__ import annotations
@@ -77,12 +79,18 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
             "extra": list(check.extra[:100]),
         }
     elif action == "retention":
-        from chunkwise.index import parse_duration_seconds
-
-        n = aws.opensearch_index(SETTINGS).sweep(
-            parse_duration_seconds(str(event.get("older_than", "30d")))
+        older_than = str(event.get("older_than") or SETTINGS.retention)
+        kept = aws.run_retention(SETTINGS, older_than)
+        metrics.add_metric(
+            name="ErasedRevisions", unit=MetricUnit.Count, value=kept.expired_revisions
         )
-        out = {"action": action, "deleted_chunks": n}
+        out = {
+            "action": action,
+            "older_than": older_than,
+            "deleted_chunks": kept.deleted_chunks,
+            "expired_revisions": kept.expired_revisions,
+            "deleted_artifacts": kept.deleted_artifacts,
+        }
     else:
         raise ValueError(f"unknown action {action!r}")
     logger.info("reconcile done", extra=out)

@@ -30,6 +30,7 @@ from chunkwise.pipeline import (
     OpenSearchLiveSet,
     Pipeline,
     PipelineConfig,
+    RetentionResult,
     SweepResult,
     build_config,
     iter_batches,
@@ -113,6 +114,25 @@ class BotoArtifactStore:
         except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
             raise _classify(f"s3 put {self.bucket}/{key}", exc) from exc
 
+    def delete(self, keys: Sequence[str]) -> None:
+        """DeleteObjects, 1,000 keys per request; any per-key error raises."""
+        exceptions = importlib.import_module("botocore.exceptions")
+        for start in range(0, len(keys), 1000):
+            batch = [{"Key": k} for k in keys[start : start + 1000]]
+            try:
+                resp = self.client.delete_objects(
+                    Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True}
+                )
+            except (exceptions.ClientError, exceptions.BotoCoreError) as exc:
+                raise _classify(f"s3 delete {self.bucket} ({len(batch)} keys)", exc) from exc
+            errors = resp.get("Errors") or []
+            if errors:
+                first = errors[0]
+                raise TransientError(
+                    f"s3 delete: {len(errors)} of {len(batch)} failed: "
+                    f"{first.get('Key')}: {first.get('Code')}"
+                )
+
 
 class SqsQueue:
     """QueuePort over SQS SendMessageBatch (10 per call; failed entries raise)."""
@@ -162,6 +182,9 @@ class Settings(BaseSettings):
     opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
     opensearch_timeout: float = Field(30.0, gt=0)
     index_prefix: str = "chunks"
+    # How long deleted and superseded revisions stay (chunks and artifacts) before the
+    # scheduled retention step erases them: <n>[s|m|h|d|w].
+    retention: str = Field("7d", pattern=r"^\d+[smhdw]$")
     embedder: str = "local"
     queue_url: str = ""
     ocr: Literal["none", "textract"] = "none"
@@ -387,6 +410,27 @@ def run_sweep(
         )
     pipeline = build_pipeline(settings, s3_client=s3_client, os_client=client, embedder=embedder)
     return sweep(config, store, live_set(settings, None, client), pipeline=pipeline)
+
+
+def run_retention(
+    settings: Settings,
+    older_than: str | None = None,
+    *,
+    s3_client: Any | None = None,
+    os_client: OpenSearch | None = None,
+) -> RetentionResult:
+    """The retention step: chunks and artifacts of revisions deleted or superseded
+    longer than ``older_than`` (default: the ``retention`` setting) ago."""
+    from chunkwise.index import parse_duration_seconds
+    from chunkwise.pipeline import apply_retention
+
+    config = settings.pipeline_config()
+    return apply_retention(
+        config,
+        opensearch_index(settings, None, os_client),
+        BotoArtifactStore(config.artifacts_location, s3_client),
+        parse_duration_seconds(older_than or settings.retention),
+    )
 
 
 def start_rechunk(

@@ -595,6 +595,26 @@ def sweep_body(older_than: str) -> dict[str, Any]:
     }
 
 
+def expired_revisions_query(
+    older_than: str, after: Mapping[str, Any] | None = None, page: int = 1000
+) -> dict[str, Any]:
+    """Composite aggregation over (doc_id, revision) of the chunks retention deletes."""
+    comp: dict[str, Any] = {
+        "size": page,
+        "sources": [
+            {"doc": {"terms": {"field": "doc_id"}}},
+            {"revision": {"terms": {"field": "revision"}}},
+        ],
+    }
+    if after:
+        comp["after"] = dict(after)
+    return {
+        "size": 0,
+        "query": sweep_body(older_than)["query"],
+        "aggs": {"revs": {"composite": comp}},
+    }
+
+
 _DURATION_RE = re.compile(r"^(\d+)([smhdw])$")
 
 

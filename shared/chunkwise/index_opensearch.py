@@ -57,6 +57,7 @@ from chunkwise.index import (
     State,
     bulk_actions,
     delete_revision_body,
+    expired_revisions_query,
     failure_marker,
     flip_live_body,
     index_body,
@@ -461,9 +462,31 @@ class OpenSearchIndex:
 
     def sweep(self, older_than_seconds: int, *, now: datetime | None = None) -> int:
         """Delete superseded/deleted chunks older than the retention; returns the count."""
-        cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_seconds)
-        body = sweep_body(cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+        body = sweep_body(_cutoff(older_than_seconds, now))
         return self._delete_matching(body["query"], routing=None, what="sweep")
+
+    def expired_revisions(
+        self, older_than_seconds: int, *, now: datetime | None = None
+    ) -> set[tuple[str, str]]:
+        """(doc_id, revision) of every revision with chunks `sweep` would delete."""
+        cutoff = _cutoff(older_than_seconds, now)
+        out: set[tuple[str, str]] = set()
+        after: dict[str, Any] | None = None
+        self.refresh()
+        while True:
+            body = expired_revisions_query(cutoff, after, self.page_size)
+
+            def do(b: dict[str, Any] = body) -> dict[str, Any]:
+                resp: dict[str, Any] = self.client.search(
+                    index=self.target, body=b, params={"request_cache": "false"}
+                )
+                return resp
+
+            agg = with_retries(self.policy, "expired revisions", do)["aggregations"]["revs"]
+            out.update((str(b["key"]["doc"]), str(b["key"]["revision"])) for b in agg["buckets"])
+            after = agg.get("after_key")
+            if not agg["buckets"] or not after:
+                return out
 
     # ------------------------------------------------------------------ IndexPort
 
@@ -710,6 +733,11 @@ def redact_reason(reason: object) -> str:
     """An OpenSearch error reason fit for a log line: no document text, bounded length."""
     text = _CONTENT_TAIL.sub("(content omitted)", str(reason))
     return _QUOTED.sub("'…'", text)[:300]
+
+
+def _cutoff(older_than_seconds: int, now: datetime | None) -> str:
+    cutoff = (now or datetime.now(UTC)) - timedelta(seconds=older_than_seconds)
+    return cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _reason(error: Any) -> str:

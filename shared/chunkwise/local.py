@@ -21,6 +21,7 @@
 
     chunkwise ingest KEY...       reconcile these keys now (no queue)
     chunkwise reconcile [--enqueue]              sweep: bucket vs live set
+    chunkwise reconcile retention [--older-than 7d]  erase deleted/superseded revisions
     chunkwise reconcile rechunk [--generation G] new generation + one message per object
     chunkwise reconcile finish G [--force]       verify G against the bucket, then swap
 
@@ -726,26 +727,41 @@ def main_reconcile(argv: Sequence[str]) -> int:
         "sweep: compare the bucket's current versions with the live index and repair "
         "the drift (inline, or --enqueue one message per key); rechunk: create a new "
         "generation and enqueue every object for it; finish: verify that generation "
-        "against the bucket, then swap the aliases to it.",
+        "against the bucket, then swap the aliases to it; retention: erase the chunks "
+        "and artifacts of revisions deleted or superseded longer ago than --older-than.",
         examples="""\
   chunkwise reconcile
   chunkwise reconcile rechunk && chunkwise local run --until-idle 5
-  chunkwise reconcile finish 20260101t000000""",
+  chunkwise reconcile finish 20260101t000000
+  chunkwise reconcile retention --older-than 7d""",
     )
-    p.add_argument("action", nargs="?", default="sweep", choices=["sweep", "rechunk", "finish"])
+    p.add_argument(
+        "action", nargs="?", default="sweep", choices=["sweep", "rechunk", "finish", "retention"]
+    )
     p.add_argument(
         "generation", nargs="?", default=None, help="rechunk: its id (default: from the clock)"
     )
     p.add_argument("--enqueue", action="store_true", help="sweep: enqueue instead of inline")
     p.add_argument("--force", action="store_true", help="finish: swap even if incomplete")
+    p.add_argument("--older-than", default=None, help="retention: e.g. 7d (default: setting)")
     add_progress_flag(p)
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
     _settings_env()
-    from chunkwise.aws import finish_rechunk, load_settings, run_sweep, start_rechunk
+    from chunkwise.aws import (
+        finish_rechunk,
+        load_settings,
+        run_retention,
+        run_sweep,
+        start_rechunk,
+    )
 
     settings = load_settings()
+    if args.action == "retention":
+        kept = run_retention(settings, args.older_than)
+        print(json.dumps(kept.__dict__))
+        return 0
     if args.action == "sweep":
         with showing_progress(args.progress):
             res = run_sweep(settings, enqueue=args.enqueue)
@@ -758,6 +774,7 @@ def main_reconcile(argv: Sequence[str]) -> int:
                     "enqueued": res.enqueued,
                     "repaired": res.repaired,
                     "failed": res.failed,
+                    "known_failures": res.known_failures,
                 },
                 ensure_ascii=False,
             )

@@ -51,6 +51,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -64,6 +65,7 @@ from chunkwise.index import (
     IndexPort,
     ObjectVersion,
     ReconcileResult,
+    RevisionState,
     State,
     make_doc_id,
     reconcile,
@@ -83,6 +85,8 @@ log = logging.getLogger("chunkwise.pipeline")
 MESSAGE_TAG = "chunkwise"
 DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
 MIB = 1024 * 1024
+#: The files written per revision: canonical text, then report.
+ARTIFACT_SUFFIXES = (".md", ".json")
 #: Texts per embedding call between budget checks.
 EMBED_STEP = 64
 
@@ -113,6 +117,22 @@ class ArtifactStore(Protocol):
     """Where derived files go (never where the trigger listens)."""
 
     def put(self, key: str, data: bytes, content_type: str) -> None: ...
+
+    def delete(self, keys: Sequence[str]) -> None:
+        """Delete these keys (absent ones are fine): the retention step."""
+        ...
+
+
+class RetentionIndexPort(Protocol):
+    """What the retention step needs from the index (real: OpenSearchIndex)."""
+
+    def expired_revisions(
+        self, older_than_seconds: int, *, now: datetime | None = None
+    ) -> set[tuple[str, str]]: ...
+
+    def sweep(self, older_than_seconds: int, *, now: datetime | None = None) -> int: ...
+
+    def revision_states(self, doc_id: str) -> dict[str, RevisionState]: ...
 
 
 class QueuePort(Protocol):
@@ -613,7 +633,7 @@ class Pipeline:
         budget.check("artifacts")
 
         t = time.perf_counter()
-        md_key = self.config.artifact_key(doc_id, version.revision, ".md")
+        md_key = self.config.artifact_key(doc_id, version.revision, ARTIFACT_SUFFIXES[0])
         self.artifacts.put(md_key, extraction.text.encode("utf-8"), "text/markdown; charset=utf-8")
         meta = {
             "doc_id": doc_id,
@@ -633,7 +653,7 @@ class Pipeline:
             },
         }
         self.artifacts.put(
-            self.config.artifact_key(doc_id, version.revision, ".json"),
+            self.config.artifact_key(doc_id, version.revision, ARTIFACT_SUFFIXES[1]),
             json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8"),
             "application/json",
         )
@@ -725,6 +745,40 @@ def sweep(
                 log.warning("sweep: %r failed: %s", k, exc)
                 res.failed[k] = f"{type(exc).__name__}: {exc}"
     return res
+
+
+@dataclass
+class RetentionResult:
+    deleted_chunks: int
+    expired_revisions: int
+    deleted_artifacts: int
+
+
+def apply_retention(
+    config: PipelineConfig,
+    index: RetentionIndexPort,
+    artifacts: ArtifactStore,
+    older_than_seconds: int,
+    *,
+    now: datetime | None = None,
+) -> RetentionResult:
+    """Erase what deleted and superseded revisions left behind, once they are older
+    than the retention: their chunks (text, vectors) in the index and their
+    artifacts (canonical text, report). A revision that is visible again (live or
+    pending, e.g. re-ingested meanwhile) keeps its artifacts.
+    """
+    at = now or datetime.now(UTC)
+    expired = index.expired_revisions(older_than_seconds, now=at)
+    deleted = index.sweep(older_than_seconds, now=at)
+    keys: list[str] = []
+    for doc_id in sorted({d for d, _ in expired}):
+        states = index.revision_states(doc_id)
+        visible = {r for r, st in states.items() if st.visible or st.n(State.PENDING)}
+        for d, revision in sorted(expired):
+            if d == doc_id and revision not in visible:
+                keys += [config.artifact_key(doc_id, revision, s) for s in ARTIFACT_SUFFIXES]
+    artifacts.delete(keys)
+    return RetentionResult(deleted, len(expired), len(keys))
 
 
 def fan_out_rechunk(

@@ -208,3 +208,39 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
     assert generation_query_model(index.client, index.names.read_alias) == stack.cfg.query_model_id
     hits = hits_for(searcher, "maintenance", doc_id)
     assert hits and {h.revision for h in hits} == {rev}
+
+
+def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any) -> None:
+    """After an S3 delete and the retention step, no chunk (in any state) and no
+    artifact of any revision of the document remains."""
+    from chunkwise.aws import load_settings, run_retention
+
+    key = stack.key("erase/gehaelter.md")
+    doc_id = make_doc_id(stack.bucket, key)
+    rev1 = stack.put(key, b"# Gehaelter\n\nDie Liste ist vertraulich: Meier 5100.\n")
+    stack.run_until(lambda: complete_live(index, doc_id, rev1))
+    rev2 = stack.put(key, b"# Gehaelter\n\nDie Liste ist vertraulich: Meier 5300.\n")
+    stack.run_until(lambda: complete_live(index, doc_id, rev2))
+    artifacts = f"extracted/{doc_id}/"
+    assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 4
+    stack.delete(key)
+    if not stack.delete_marker_events:  # moto: no event for a delete marker, the sweep
+        from chunkwise.aws import run_sweep
+
+        stack.runner.run(until_idle=2, max_seconds=30)
+        run_sweep(load_settings(), enqueue=True)
+    stack.run_until(lambda: live_revisions(index, doc_id) == set())
+    other = stack.key("erase/bleibt.md")  # a live document next to it keeps everything
+    other_rev = stack.put(other, b"# Bleibt\n\nDieser Text bleibt durchsuchbar.\n")
+    other_id = make_doc_id(stack.bucket, other)
+    stack.run_until(lambda: complete_live(index, other_id, other_rev))
+
+    result = run_retention(load_settings(), "0s")
+
+    assert result.expired_revisions >= 2 and result.deleted_chunks >= 2
+    index.refresh()
+    body = {"query": {"term": {"doc_id": doc_id}}}
+    assert index.client.count(index=index.target, body=body)["count"] == 0
+    assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 0
+    kept = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=f"extracted/{other_id}/")
+    assert kept["KeyCount"] == 2 and complete_live(index, other_id, other_rev)

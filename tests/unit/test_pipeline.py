@@ -471,3 +471,59 @@ def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
         rig.pipeline.ingest(change("incoming/big.md"), budget)
     assert e.value.limit == "document_deadline" and len(rig.embedder.calls) == 3
     assert rig.index.live(make_doc_id(BUCKET, "incoming/big.md")) == set()
+
+
+def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> None:
+    from chunkwise.index import RevisionState
+    from chunkwise.pipeline import apply_retention, build_config
+    from unit.test_pipeline_fakes import FakeArtifactStore
+
+    config = build_config(bucket=BUCKET, input_prefix="incoming/")
+    artifacts = FakeArtifactStore()
+    for doc, rev in (("d1", "v1"), ("d1", "v2"), ("d1", "v3"), ("d2", "v9")):
+        for suffix in (".md", ".json"):
+            artifacts.put(config.artifact_key(doc, rev, suffix), b"x", "text/plain")
+
+    swept: list[int] = []
+
+    class RetentionIndex:
+        def expired_revisions(
+            self, older_than_seconds: int, *, now: object = None
+        ) -> set[tuple[str, str]]:
+            return {("d1", "v1"), ("d1", "v2"), ("d2", "v9")}
+
+        def sweep(self, older_than_seconds: int, *, now: object = None) -> int:
+            swept.append(older_than_seconds)
+            return 7
+
+        def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
+            # d1/v2 was re-ingested meanwhile (live again); v3 is the live revision
+            return (
+                {
+                    "v2": RevisionState("v2", {"live": 2}, 2),
+                    "v3": RevisionState("v3", {"live": 1}, 1),
+                }
+                if doc_id == "d1"
+                else {}
+            )
+
+    res = apply_retention(config, RetentionIndex(), artifacts, 7 * 86400)  # type: ignore[arg-type]
+    assert (res.deleted_chunks, res.expired_revisions, res.deleted_artifacts) == (7, 3, 4)
+    assert sorted(artifacts.files) == sorted(
+        config.artifact_key(d, r, s)
+        for d, r in (("d1", "v2"), ("d1", "v3"))
+        for s in (".md", ".json")
+    )
+    assert swept == [7 * 86400]
+
+
+def test_retention_default_is_seven_days_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkwise.aws import load_settings
+
+    monkeypatch.setenv("CHUNKWISE_BUCKET", BUCKET)
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")
+    monkeypatch.delenv("CHUNKWISE_RETENTION", raising=False)
+    assert load_settings().retention == "7d"
+    monkeypatch.setenv("CHUNKWISE_RETENTION", "forever")
+    with pytest.raises(ConfigError, match="RETENTION"):
+        load_settings()

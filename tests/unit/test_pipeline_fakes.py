@@ -91,6 +91,10 @@ class FakeArtifactStore:
     def put(self, key: str, data: bytes, content_type: str) -> None:
         self.files[key] = (data, content_type)
 
+    def delete(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            self.files.pop(key, None)
+
 
 @dataclass
 class FakeQueue:

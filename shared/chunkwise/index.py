@@ -243,6 +243,11 @@ def index_body(
                 "number_of_shards": shards,
                 "number_of_replicas": replicas,
                 "knn": True,
+                # What the domain's slow logs record (published to CloudWatch by the
+                # stack): a query or a bulk write that is slow enough to look into.
+                "search.slowlog.threshold.query.warn": "5s",
+                "search.slowlog.threshold.fetch.warn": "1s",
+                "indexing.slowlog.threshold.index.warn": "10s",
             }
         },
         "mappings": {

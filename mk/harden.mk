@@ -1,0 +1,14 @@
+# Hardening checks. Included by the main Makefile.
+#
+#   make checkov   checkov on template.yaml (own venv); fails on a finding not justified
+#                  in samdocs/security.md
+#   make faults    the fault-injection suite against the local stack; prints expected vs
+#                  measured and writes bench/results/faults.md (+ .json)
+
+.PHONY: checkov faults
+
+checkov:
+	bash scripts/checkov.sh
+
+faults: setup
+	bash scripts/with-services.sh $(BIN)/python -m bench.faults.run $(FAULTS_ARGS)

@@ -7,7 +7,10 @@ and no log line says why). So each document gets a `DocumentBudget`: a deadline
 derived from the invocation's remaining time, leaving a reserve for the
 documents after it in the batch, and a ceiling on the process's resident
 memory. The pipeline checks it between stages and between embedding batches;
-a document over budget fails alone with `LimitExceeded` (a `PermanentError`).
+a document over budget fails alone: with `LimitExceeded` (a `PermanentError`) if
+it was given a fair share of time (``min_fair_seconds``) and still ran out, with
+`DeadlineRetry` (a `TransientError`: another invocation will have more time) if
+batch-mates before it had left it less than that.
 
 The memory check reads the current RSS (``/proc/self/statm``, Linux, as in
 Lambda); it cannot stop one huge allocation, which is why every stage also has
@@ -22,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from chunkwise.errors import TransientError
 from chunkwise.extract.errors import LimitExceeded
 
 MIB = 1024 * 1024
@@ -48,6 +52,13 @@ class BudgetPolicy:
     # The RSS ceiling as a share of the function's memory; the rest is headroom for
     # the allocation in flight when the check runs.
     memory_share: float = 0.85
+    # A document given at least this long that still runs out will never fit: permanent.
+    # Given less (batch-mates used the time), it is retried in another invocation.
+    min_fair_seconds: float = 20.0
+
+
+class DeadlineRetry(TransientError):
+    """The invocation had too little time left for this document: retry it elsewhere."""
 
 
 @dataclass
@@ -57,6 +68,8 @@ class DocumentBudget:
 
     deadline: float | None = None
     max_rss_bytes: int | None = None
+    granted_seconds: float | None = None  # what the document was given (None: unbounded)
+    policy: BudgetPolicy = field(default_factory=BudgetPolicy)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     rss: Callable[[], int | None] = field(default=current_rss_bytes, repr=False)
 
@@ -81,7 +94,14 @@ class DocumentBudget:
         reserve = pol.reserve_seconds + waiting_documents * pol.per_waiting_document_seconds
         seconds = max(0.0, remaining_ms / 1000.0 - reserve)
         ceiling = int(memory_mb * MIB * pol.memory_share) if memory_mb else None
-        return cls(deadline=clock() + seconds, max_rss_bytes=ceiling, clock=clock, rss=rss)
+        return cls(
+            deadline=clock() + seconds,
+            max_rss_bytes=ceiling,
+            granted_seconds=seconds,
+            policy=pol,
+            clock=clock,
+            rss=rss,
+        )
 
     def seconds_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock()
@@ -90,6 +110,13 @@ class DocumentBudget:
         """Raise `LimitExceeded` if the document is over its time or memory budget."""
         left = self.seconds_left()
         if left is not None and left <= 0:
+            granted = self.granted_seconds
+            if granted is not None and granted < self.policy.min_fair_seconds:
+                raise DeadlineRetry(
+                    f"document_deadline: only {granted:.1f} s of the invocation were left for "
+                    f"this document (a fair share is {self.policy.min_fair_seconds:.0f} s) "
+                    f"at {stage}; retried in another invocation"
+                )
             raise LimitExceeded(
                 "document_deadline",
                 0,

@@ -87,8 +87,9 @@ DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt"
 MIB = 1024 * 1024
 #: The files written per revision: canonical text, then report.
 ARTIFACT_SUFFIXES = (".md", ".json")
-#: Texts per embedding call between budget checks.
-EMBED_STEP = 64
+#: Texts per embedding call between budget checks (a step of the local model takes
+#: about a second on a loaded core; Bedrock embeds one text per call anyway).
+EMBED_STEP = 16
 
 
 # --------------------------------------------------------------------------- ports
@@ -501,6 +502,7 @@ class Pipeline:
             for start in range(0, len(texts), EMBED_STEP):
                 budget.check("embed")  # between steps: a slow model cannot run out the clock
                 vectors += self.embedder.embed(texts[start : start + EMBED_STEP])
+            budget.check("index")  # nothing is written for a document past its deadline
             result.stages["embed"] = result.stages.get("embed", 0.0) + time.perf_counter() - t0
             return vectors
 

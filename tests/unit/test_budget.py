@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunkwise.budget import MIB, BudgetPolicy, DocumentBudget, current_rss_bytes
-from chunkwise.errors import PermanentError
+from chunkwise.budget import MIB, BudgetPolicy, DeadlineRetry, DocumentBudget, current_rss_bytes
+from chunkwise.errors import PermanentError, TransientError
 from chunkwise.extract import LimitExceeded
 
 
@@ -31,14 +31,19 @@ def test_deadline_keeps_time_back_for_waiting_documents() -> None:
     assert isinstance(e.value, PermanentError)
 
 
-def test_no_time_left_is_an_immediate_failure_not_a_negative_budget() -> None:
+def test_a_document_starved_by_its_batch_mates_is_retried_not_failed_for_good() -> None:
     clock = Clock()
     budget = DocumentBudget.for_invocation(
         3_000, None, waiting_documents=9, clock=clock, policy=BudgetPolicy(reserve_seconds=1)
     )
     assert budget.seconds_left() == 0
-    with pytest.raises(LimitExceeded, match="document_deadline"):
+    with pytest.raises(DeadlineRetry, match="document_deadline") as e:
         budget.check("fetch")
+    assert isinstance(e.value, TransientError) and not isinstance(e.value, PermanentError)
+    small = DocumentBudget.for_invocation(15_000, None, clock=clock)  # 5 s < a fair 20 s
+    clock.now += 6
+    with pytest.raises(DeadlineRetry):
+        small.check("embed")
 
 
 def test_memory_ceiling_is_a_share_of_the_function_memory() -> None:

@@ -540,7 +540,7 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
     sentence = "Die Pumpe wird jährlich geprüft und der Filter gewechselt. "
     paras = "\n\n".join(f"Absatz {i}: " + sentence * 25 for i in range(150))
     rig.store.put("incoming/many-chunks.md", "\n\n".join([paras] * 3).encode())  # > 1,000
-    rig.store.put("incoming/slow.md", paras.encode())  # > 300 chunks: > 5 embedding steps
+    rig.store.put("incoming/slow.md", paras.encode())  # > 300 chunks: > 22 embedding steps
     rig.store.put("incoming/manual_en.md", MANUAL)
     rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
     event = {
@@ -551,8 +551,9 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
             _record_for("incoming/handbuch_de.md", "m-good-2"),
         ]
     }
-    # 10 s reserve + 5 s per waiting record: the slow document (3 waiting) gets 2 s
-    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=27.0))
+    # 10 s reserve + 5 s per waiting record: the slow document (3 waiting) gets 22 s, a
+    # fair share (>= 20 s) it overruns: permanent. Embedding steps of 16 take 1 s each.
+    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=47.0))
     assert sorted(f["itemIdentifier"] for f in out["batchItemFailures"]) == ["m-many", "m-slow"]
     for key in ("incoming/manual_en.md", "incoming/handbuch_de.md"):
         assert rig.index.live(make_doc_id(BUCKET, key)) == {"v0003" if "manual" in key else "v0004"}
@@ -563,3 +564,34 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
     assert "max_chunks_per_document" in failures["incoming/many-chunks.md"]
     assert "document_deadline" in failures["incoming/slow.md"]
     assert "Pumpe" not in " ".join(failures.values())  # never document text
+    assert set(rig.index.failures) == {
+        make_doc_id(BUCKET, k) for k in ("incoming/slow.md", "incoming/many-chunks.md")
+    }
+
+
+def test_a_document_left_too_little_time_by_batch_mates_is_retried(
+    counter: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """2 s left for it (less than a fair share): past its deadline it fails as transient,
+    to be retried in another invocation, and is not recorded as broken for good."""
+    mod = load("ingest")
+    rig = make_rig(counter)
+    mod._PIPELINE = rig.pipeline
+    clock = [0.0]
+    mod.CLOCK = lambda: clock[0]
+    embed = rig.embedder.embed
+
+    def embed_three_seconds(texts: Any) -> list[list[float]]:
+        clock[0] += 3.0
+        return embed(texts)  # type: ignore[no-any-return]
+
+    rig.embedder.embed = embed_three_seconds  # type: ignore[method-assign]
+    rig.store.put("incoming/manual_en.md", MANUAL)
+    event = {"Records": [_record_for("incoming/manual_en.md", "m-late")]}
+    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=12.0))
+    assert out == {"batchItemFailures": [{"itemIdentifier": "m-late"}]}
+    logged = [r for r in caplog.records if getattr(r, "key", "") == "incoming/manual_en.md"]
+    assert [r.error for r in logged] == ["DeadlineRetry"]
+    assert logged[0].getMessage().startswith("transient failure")
+    assert rig.index.failures == {}
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/manual_en.md")) == set()

@@ -1,4 +1,5 @@
-"""A loopback HTTP proxy in front of OpenSearch that refuses what the query role may not do.
+"""A loopback HTTP proxy in front of OpenSearch: refuses what the query role may not do,
+and can play a node that stops answering.
 
 The query function's role allows ``es:ESHttpGet``, ``es:ESHttpHead`` and
 ``es:ESHttpPost`` only; a managed domain answers anything else with 403. This
@@ -47,8 +48,21 @@ class ReadOnlyProxy:
         self.upstream_port = parsed.port or 9200
         self.allowed = allowed
         self.log = ProxyLog()
+        # Outage switch: while down, every request is dropped without an answer (the
+        # client sees the connection close, as from a node that was stopped).
+        self.down = False
+        self._down_after: int | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def go_down_after(self, requests: int) -> None:
+        """Forward ``requests`` more requests, then stop answering (mid-operation)."""
+        self._down_after = len(self.log.requests) + requests
+
+    def _is_down(self) -> bool:
+        if self._down_after is not None and len(self.log.requests) >= self._down_after:
+            self.down, self._down_after = True, None
+        return self.down
 
     @property
     def url(self) -> str:
@@ -80,6 +94,10 @@ class ReadOnlyProxy:
             def _relay(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
+                if proxy._is_down():
+                    proxy.log.add(self.command, self.path, 0)
+                    self.close_connection = True
+                    return
                 if self.command not in proxy.allowed:
                     self._answer(403, _refusal(self.command, self.path))
                     return

@@ -165,7 +165,20 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     global _BATCH
     if event.get("source") == "aws.s3":  # EventBridge target invoking the function directly
-        for change in parse_message(event):
+        try:
+            changes = parse_message(event)
+        except MessageError as exc:
+            logger.error(
+                "malformed EventBridge event",
+                extra={
+                    "event_id": event.get("id"),
+                    "error": type(exc).__name__,
+                    "reason": str(exc),
+                },
+            )
+            metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
+            raise
+        for change in changes:
             ingest_change(change, budget=BatchClock().next_budget(context))
         return {"batchItemFailures": []}
     _BATCH = BatchClock(len(event.get("Records") or []))

@@ -595,3 +595,16 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     assert logged[0].getMessage().startswith("transient failure")
     assert rig.index.failures == {}
     assert rig.index.live(make_doc_id(BUCKET, "incoming/manual_en.md")) == set()
+
+
+def test_malformed_eventbridge_event_is_logged_before_it_fails(
+    ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    from chunkwise.pipeline import MessageError
+
+    mod, _rig = ingest
+    event = {"source": "aws.s3", "id": "ev-1", "detail-type": "Object Created", "detail": {}}
+    with pytest.raises(MessageError):
+        mod.lambda_handler(event, LocalContext())
+    logged = [r for r in caplog.records if getattr(r, "event_id", None) == "ev-1"]
+    assert len(logged) == 1 and "object.key" in logged[0].reason

@@ -467,3 +467,43 @@ def test_sentence_boundary_never_inside_cluster() -> None:
     graphemes = set(grapheme_boundaries(text))
     for lang in ("en", "de", None):
         assert {a for a, _ in split_sentences(text, lang)} <= graphemes
+
+
+def test_runs_of_blank_lines_cost_linear_work() -> None:
+    """Every ICU boundary in a run of blank lines walked back over the whole run
+    (3,000 lines: ~9 M str.isspace calls, 2 s; a 1 MB file of them: hours). Counted
+    with the profiler, so the test measures work, not time."""
+    import cProfile
+    import pstats
+
+    from chunkwise import split_sentences
+
+    lines = 3000
+    text = "Erster Satz.\n" + " \n" * lines + "Zweiter Satz."
+    profiler = cProfile.Profile()
+    spans = profiler.runcall(split_sentences, text, "de")
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    isspace_calls = sum(
+        calls[1] for (_file, _line, name), calls in stats.items() if "isspace" in name
+    )
+    assert isspace_calls < 20 * lines, isspace_calls
+    assert text[spans[0][0] : spans[0][1]] == "Erster Satz.\n"
+    assert text[spans[-1][0] : spans[-1][1]] == "Zweiter Satz."
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        ("Dr.\n \n \n        Müller kam.", ["Dr.\n", " \n", " \n", "        Müller kam."]),
+        (
+            "Wer kommt?  \n\n   \n  ja, er kommt.",
+            ["Wer kommt?  \n", "\n", "   \n", "  ja, er kommt."],
+        ),
+    ],
+)
+def test_boundaries_after_whitespace_runs_with_line_breaks_are_kept(
+    text: str, pieces: list[str]
+) -> None:
+    from chunkwise import split_sentences
+
+    assert [text[s:e] for s, e in split_sentences(text, "de")] == pieces

@@ -532,18 +532,21 @@ class Pipeline:
             return self.limits
         return self.limits.model_copy(update={"max_seconds": max(left, 0.001)})
 
-    def _check_text_size(self, chars: int) -> None:
-        """Refuse before chunking a text that cannot fit the chunk limit: bodies do not
-        overlap and hold at most max_chars each, so chars / max_chars is a lower bound."""
+    def _check_text_size(self, text: str) -> None:
+        """Refuse before chunking a text that cannot fit the chunk limit. Bodies cover
+        every non-whitespace character and hold at most the merge ceiling each (bodies
+        past it are single blocks cut by the token cap, which at BERT's token lengths
+        stay shorter), so non-whitespace characters / merge ceiling bounds the count."""
         from chunkwise.extract import LimitExceeded
 
-        at_least = chars // self.chunker_config.max_chars
+        visible = len(text) - sum(text.count(c) for c in " \n\t\r")
+        at_least = visible // self.chunker_config.merge_ceiling
         if at_least > self.config.max_chunks_per_document:
             raise LimitExceeded(
                 "max_chunks_per_document",
                 self.config.max_chunks_per_document,
                 at_least,
-                f"{chars} characters make at least {at_least} chunks",
+                f"{visible} non-blank characters make at least {at_least} chunks",
             )
 
     def _check_work(self, chunks: Sequence[Chunk]) -> None:
@@ -599,7 +602,7 @@ class Pipeline:
         )
         result.stages["extract"] = time.perf_counter() - t
         del data  # the source bytes are not needed past extraction
-        self._check_text_size(len(extraction.text))
+        self._check_text_size(extraction.text)
         budget.check("chunk")
 
         t = time.perf_counter()

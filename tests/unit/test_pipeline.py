@@ -527,3 +527,10 @@ def test_retention_default_is_seven_days_and_validated(monkeypatch: pytest.Monke
     monkeypatch.setenv("CHUNKWISE_RETENTION", "forever")
     with pytest.raises(ConfigError, match="RETENTION"):
         load_settings()
+
+
+def test_blank_text_does_not_count_against_the_chunk_limit(counter: object) -> None:
+    rig = make_rig(counter, max_chunks_per_document=10)
+    rig.store.put("incoming/airy.md", b"# Luft\n\n" + b" \n" * 200_000 + b"Ein Absatz.\n")
+    result = rig.pipeline.ingest(change("incoming/airy.md"))
+    assert result.status == "indexed" and result.chunks <= 10

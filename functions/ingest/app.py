@@ -82,15 +82,18 @@ class BatchClock:
 
     def __init__(self, records: int = 1) -> None:
         self.waiting = records
+        self.started = 0
 
     def next_budget(self, context: LambdaContext | None) -> DocumentBudget:
         self.waiting = max(0, self.waiting - 1)
+        self.started += 1
         if context is None:
             return DocumentBudget.unbounded()
         return DocumentBudget.for_invocation(
             context.get_remaining_time_in_millis(),
             int(context.memory_limit_in_mb),
             waiting_documents=self.waiting,
+            first_in_invocation=self.started == 1,
             clock=CLOCK,
         )
 

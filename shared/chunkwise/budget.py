@@ -8,9 +8,10 @@ derived from the invocation's remaining time, leaving a reserve for the
 documents after it in the batch, and a ceiling on the process's resident
 memory. The pipeline checks it between stages and between embedding batches;
 a document over budget fails alone: with `LimitExceeded` (a `PermanentError`) if
-it was given a fair share of time (``min_fair_seconds``) and still ran out, with
-`DeadlineRetry` (a `TransientError`: another invocation will have more time) if
-batch-mates before it had left it less than that.
+it was given a fair share of time - it came first in its invocation, or it had
+at least ``min_fair_seconds`` - and still ran out; with `DeadlineRetry` (a
+`TransientError`: another invocation will have more time) if batch-mates before
+it had left it less than that.
 
 The memory check reads the current RSS (``/proc/self/statm``, Linux, as in
 Lambda); it cannot stop one huge allocation, which is why every stage also has
@@ -69,6 +70,7 @@ class DocumentBudget:
     deadline: float | None = None
     max_rss_bytes: int | None = None
     granted_seconds: float | None = None  # what the document was given (None: unbounded)
+    first_in_invocation: bool = False  # nothing ran before it: its share was all there was
     policy: BudgetPolicy = field(default_factory=BudgetPolicy)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     rss: Callable[[], int | None] = field(default=current_rss_bytes, repr=False)
@@ -84,6 +86,7 @@ class DocumentBudget:
         memory_mb: int | None,
         *,
         waiting_documents: int = 0,
+        first_in_invocation: bool = False,
         policy: BudgetPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
         rss: Callable[[], int | None] = current_rss_bytes,
@@ -98,6 +101,7 @@ class DocumentBudget:
             deadline=clock() + seconds,
             max_rss_bytes=ceiling,
             granted_seconds=seconds,
+            first_in_invocation=first_in_invocation,
             policy=pol,
             clock=clock,
             rss=rss,
@@ -111,7 +115,11 @@ class DocumentBudget:
         left = self.seconds_left()
         if left is not None and left <= 0:
             granted = self.granted_seconds
-            if granted is not None and granted < self.policy.min_fair_seconds:
+            if (
+                granted is not None
+                and granted < self.policy.min_fair_seconds
+                and not self.first_in_invocation
+            ):
                 raise DeadlineRetry(
                     f"document_deadline: only {granted:.1f} s of the invocation were left for "
                     f"this document (a fair share is {self.policy.min_fair_seconds:.0f} s) "

@@ -41,9 +41,12 @@ def test_a_document_starved_by_its_batch_mates_is_retried_not_failed_for_good() 
         budget.check("fetch")
     assert isinstance(e.value, TransientError) and not isinstance(e.value, PermanentError)
     small = DocumentBudget.for_invocation(15_000, None, clock=clock)  # 5 s < a fair 20 s
+    first = DocumentBudget.for_invocation(15_000, None, clock=clock, first_in_invocation=True)
     clock.now += 6
     with pytest.raises(DeadlineRetry):
         small.check("embed")
+    with pytest.raises(LimitExceeded):  # nothing ran before it: its share was all there was
+        first.check("embed")
 
 
 def test_memory_ceiling_is_a_share_of_the_function_memory() -> None:

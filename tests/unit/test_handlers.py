@@ -572,8 +572,10 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
 def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     counter: object, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """2 s left for it (less than a fair share): past its deadline it fails as transient,
-    to be retried in another invocation, and is not recorded as broken for good."""
+    """The first document uses most of the time; the second gets 7 s (less than a fair
+    share): past its deadline it fails as transient, to be retried in another
+    invocation, and is not recorded as broken for good. The first document of an
+    invocation always had a fair share: over its deadline it fails for good."""
     mod = load("ingest")
     rig = make_rig(counter)
     mod._PIPELINE = rig.pipeline
@@ -581,20 +583,34 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     mod.CLOCK = lambda: clock[0]
     embed = rig.embedder.embed
 
-    def embed_three_seconds(texts: Any) -> list[list[float]]:
-        clock[0] += 3.0
+    def embed_ten_seconds(texts: Any) -> list[list[float]]:
+        clock[0] += 10.0
         return embed(texts)  # type: ignore[no-any-return]
 
-    rig.embedder.embed = embed_three_seconds  # type: ignore[method-assign]
+    rig.embedder.embed = embed_ten_seconds  # type: ignore[method-assign]
     rig.store.put("incoming/manual_en.md", MANUAL)
-    event = {"Records": [_record_for("incoming/manual_en.md", "m-late")]}
-    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=12.0))
+    rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
+    event = {
+        "Records": [
+            _record_for("incoming/manual_en.md", "m-first"),  # granted 12 s, needs 10
+            _record_for("incoming/handbuch_de.md", "m-late"),  # granted 7 s, needs 10
+        ]
+    }
+    out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=27.0))
     assert out == {"batchItemFailures": [{"itemIdentifier": "m-late"}]}
-    logged = [r for r in caplog.records if getattr(r, "key", "") == "incoming/manual_en.md"]
+    logged = [r for r in caplog.records if getattr(r, "key", "") == "incoming/handbuch_de.md"]
     assert [r.error for r in logged] == ["DeadlineRetry"]
     assert logged[0].getMessage().startswith("transient failure")
     assert rig.index.failures == {}
-    assert rig.index.live(make_doc_id(BUCKET, "incoming/manual_en.md")) == set()
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/manual_en.md")) == {"v0001"}
+
+    clock[0] = 0.0  # alone in an invocation with 12 s: it had all there was
+    out = mod.lambda_handler(
+        {"Records": [_record_for("incoming/handbuch_de.md", "m-alone")]},
+        FakeClockContext(clock, timeout_s=17.0),
+    )
+    assert out == {"batchItemFailures": [{"itemIdentifier": "m-alone"}]}
+    assert set(rig.index.failures) == {make_doc_id(BUCKET, "incoming/handbuch_de.md")}
 
 
 def test_malformed_eventbridge_event_is_logged_before_it_fails(

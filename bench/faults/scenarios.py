@@ -368,8 +368,8 @@ def poison_scenario(
     opensearch_url: str, endpoint: str, *, memory_mb: int = 2048, timeout_s: float = 60.0
 ) -> Rows:
     """A document too slow to embed in its share of the time, a DOCX bomb and a 19.5 MB
-    HTML wall in one batch with three good documents, in a fresh process with capped
-    memory and a deadline (as one Lambda invocation)."""
+    HTML wall in one batch with four good documents (one of 500,000 blank lines), in a
+    fresh process with capped memory and a deadline (as one Lambda invocation)."""
     name = f"poison batch ({memory_mb} MB, {timeout_s:.0f} s)"
     with throwaway_stack("poison", opensearch_url, endpoint) as cfg:
         s3 = s3_client(cfg)
@@ -378,6 +378,8 @@ def poison_scenario(
             "bomb.docx": docx_bomb(),
             "wall.html": wall_html(),
             "manual_en.md": (DATA / "manual_en.md").read_bytes(),
+            # good, but 500,000 blank lines: quadratic in sentence segmentation before
+            "airy.md": b"# Notes\n\n" + b" \n" * 500_000 + b"The valve is checked yearly.\n",
             "pricing_en.docx": (DATA / "pricing_en.docx").read_bytes(),
             "handbuch_de.pdf": (DATA / "handbuch_de.pdf").read_bytes(),
         }
@@ -410,7 +412,7 @@ def poison_scenario(
             "-",
             f"long.md {sizes['long.md'] / 1e6:.1f} MB, bomb.docx "
             f"{sizes['bomb.docx'] / 1e6:.2f} MB (declares 2 KB), wall.html "
-            f"{sizes['wall.html'] / 1e6:.1f} MB, 3 good files",
+            f"{sizes['wall.html'] / 1e6:.1f} MB; 4 good files, one of 500,000 blank lines",
             True,
         ),
         row(
@@ -437,7 +439,7 @@ def poison_scenario(
         row(
             name,
             "good documents live in the same invocation",
-            "3/3",
+            "4/4",
             f"{live}/{total - 3}",
             live == total - 3,
         ),

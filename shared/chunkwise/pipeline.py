@@ -513,7 +513,7 @@ class Pipeline:
             )
         except PermanentError as exc:
             if attempted:  # the revision itself is at fault, not the event
-                index.record_failure(doc_id, key, attempted[-1].revision, str(exc))
+                self._record_failure(index, doc_id, key, attempted[-1].revision, exc)
             raise
         result.stages["total"] = time.perf_counter() - t0
         result.rounds = rec.rounds
@@ -524,6 +524,19 @@ class Pipeline:
         elif rec.chunks_written:
             result.status = "indexed"
         return result
+
+    @staticmethod
+    def _record_failure(
+        index: IndexPort, doc_id: str, key: str, revision: str, exc: PermanentError
+    ) -> None:
+        """Best effort: the document's own error is what the caller must see; without
+        the marker the next sweep only enqueues the revision once more."""
+        from chunkwise.errors import ChunkwiseError
+
+        try:
+            index.record_failure(doc_id, key, revision, str(exc))
+        except ChunkwiseError as marker_error:
+            log.warning("could not record the failure of %s/%s: %s", doc_id, revision, marker_error)
 
     def _limits_within(self, budget: DocumentBudget) -> ExtractLimits:
         """The extraction limits, their time limit cut to what the document has left."""

@@ -534,3 +534,17 @@ def test_blank_text_does_not_count_against_the_chunk_limit(counter: object) -> N
     rig.store.put("incoming/airy.md", b"# Luft\n\n" + b" \n" * 200_000 + b"Ein Absatz.\n")
     result = rig.pipeline.ingest(change("incoming/airy.md"))
     assert result.status == "indexed" and result.chunks <= 10
+
+
+def test_the_documents_own_error_survives_a_failing_failure_marker(counter: object) -> None:
+    from chunkwise.errors import TransientError
+
+    rig = make_rig(counter)
+    rig.store.put("incoming/bad.pdf", (DATA / "hostile" / "corrupt.pdf").read_bytes())
+
+    def unavailable(*args: object) -> None:
+        raise TransientError("OpenSearch unavailable")
+
+    rig.index.record_failure = unavailable  # type: ignore[method-assign]
+    with pytest.raises(CorruptDocument):
+        rig.pipeline.ingest(change("incoming/bad.pdf"))

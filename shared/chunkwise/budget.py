@@ -62,6 +62,11 @@ class DeadlineRetry(TransientError):
     """The invocation had too little time left for this document: retry it elsewhere."""
 
 
+class MemoryRetry(TransientError):
+    """The process was over its memory ceiling before this document began (what earlier
+    documents left behind): not this document's fault, retry it in a fresh process."""
+
+
 @dataclass
 class DocumentBudget:
     """A deadline (monotonic seconds) and an RSS ceiling (bytes) for one document;
@@ -71,6 +76,7 @@ class DocumentBudget:
     max_rss_bytes: int | None = None
     granted_seconds: float | None = None  # what the document was given (None: unbounded)
     first_in_invocation: bool = False  # nothing ran before it: its share was all there was
+    start_rss_bytes: int | None = None  # the process's RSS when the document began
     policy: BudgetPolicy = field(default_factory=BudgetPolicy)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     rss: Callable[[], int | None] = field(default=current_rss_bytes, repr=False)
@@ -98,6 +104,7 @@ class DocumentBudget:
         seconds = max(0.0, remaining_ms / 1000.0 - reserve)
         ceiling = int(memory_mb * MIB * pol.memory_share) if memory_mb else None
         return cls(
+            start_rss_bytes=rss() if ceiling is not None else None,
             deadline=clock() + seconds,
             max_rss_bytes=ceiling,
             granted_seconds=seconds,
@@ -135,6 +142,12 @@ class DocumentBudget:
         if self.max_rss_bytes is not None:
             rss = self.rss()
             if rss is not None and rss > self.max_rss_bytes:
+                if self.start_rss_bytes is not None and self.start_rss_bytes > self.max_rss_bytes:
+                    raise MemoryRetry(
+                        f"document_memory_bytes: the process held {self.start_rss_bytes} bytes "
+                        f"(ceiling {self.max_rss_bytes}) before this document began, at {stage}; "
+                        "retried in another invocation"
+                    )
                 raise LimitExceeded(
                     "document_memory_bytes",
                     self.max_rss_bytes,

@@ -364,7 +364,9 @@ class LocalContext:
 
     function_name = "chunkwise-ingest-local"
     function_version = "$LATEST"
-    memory_limit_in_mb = 2048
+    # No Lambda memory limit applies to a local process; Lambda's largest size keeps
+    # the per-document memory ceiling (chunkwise.budget) for runaway documents only.
+    memory_limit_in_mb = 10240
     invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:chunkwise-ingest-local"
     log_group_name = "/local/chunkwise-ingest"
     log_stream_name = "local"

@@ -338,7 +338,7 @@ def test_429_during_bulk_is_retried_then_succeeds_or_raises(
 
 
 def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
-    client: OpenSearch, embedder: MiniLMEmbedder
+    client: OpenSearch, embedder: Embedder
 ) -> None:
     from chunkwise.pipeline import OpenSearchLiveSet, build_config, sweep
     from integration.live_index import live_test_index

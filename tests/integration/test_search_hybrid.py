@@ -201,7 +201,7 @@ def test_cli_search_json(
 
 @pytest.mark.parametrize("fusion", ["auto", "client"])
 def test_query_path_only_reads_behind_a_write_refusing_proxy(
-    corpus_index: OpenSearchIndex, embedder: MiniLMEmbedder, opensearch_url: str, fusion: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, opensearch_url: str, fusion: str
 ) -> None:
     """The query role may GET/HEAD/POST only: search works through such an endpoint,
     never tries to write, and asks for the cluster's capabilities once."""

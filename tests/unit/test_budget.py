@@ -64,3 +64,13 @@ def test_unbounded_never_fails_and_rss_is_readable_here() -> None:
     DocumentBudget.unbounded().check("anything")
     rss = current_rss_bytes()
     assert rss is None or rss > 1 * MIB
+
+
+def test_a_process_already_over_the_ceiling_is_not_the_documents_fault() -> None:
+    from chunkwise.budget import MemoryRetry
+
+    rss = [900 * MIB]  # what earlier documents left behind
+    budget = DocumentBudget.for_invocation(60_000, 1000, clock=Clock(), rss=lambda: rss[0])
+    with pytest.raises(MemoryRetry) as e:
+        budget.check("fetch")
+    assert isinstance(e.value, TransientError) and "before this document began" in str(e.value)

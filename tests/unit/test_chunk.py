@@ -323,7 +323,7 @@ def test_heading_over_32_kb_is_capped_in_heading_path_but_kept_in_the_body(
     assert chunks[0].start == 0 and chunks[0].body.startswith("# Wartung Wartung")
     covered = sum(c.body.count("Wartung") for c in chunks)
     assert covered >= 5000
-    assert_all(text, chunks, counter, ChunkerConfig(), 256)
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
 
 
 def test_cap_heading_cuts_at_a_space_and_keeps_combining_marks() -> None:

@@ -526,21 +526,21 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
     """Over the chunk limit, over its share of the invocation's time: each fails alone
     with a LimitExceeded log line; the good documents of the batch are indexed."""
     mod = load("ingest")
-    rig = make_rig(counter, max_chunks_per_document=500)
+    rig = make_rig(counter, max_chunks_per_document=300)
     mod._PIPELINE = rig.pipeline
     clock = [0.0]
     mod.CLOCK = lambda: clock[0]
     embed = rig.embedder.embed
 
-    def embed_one_second_per_step(texts: Any) -> list[list[float]]:
-        clock[0] += 1.0
+    def embed_three_seconds_per_step(texts: Any) -> list[list[float]]:
+        clock[0] += 3.0
         return embed(texts)  # type: ignore[no-any-return]
 
-    rig.embedder.embed = embed_one_second_per_step  # type: ignore[method-assign]
+    rig.embedder.embed = embed_three_seconds_per_step  # type: ignore[method-assign]
     sentence = "Die Pumpe wird jährlich geprüft und der Filter gewechselt. "
     paras = "\n\n".join(f"Absatz {i}: " + sentence * 25 for i in range(150))
-    rig.store.put("incoming/many-chunks.md", "\n\n".join([paras] * 3).encode())  # > 1,000
-    rig.store.put("incoming/slow.md", paras.encode())  # > 300 chunks: > 22 embedding steps
+    rig.store.put("incoming/many-chunks.md", "\n\n".join([paras] * 3).encode())  # > 300
+    rig.store.put("incoming/slow.md", paras.encode())  # 150-300 chunks: >= 10 steps, 30 s
     rig.store.put("incoming/manual_en.md", MANUAL)
     rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
     event = {
@@ -552,7 +552,7 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
         ]
     }
     # 10 s reserve + 5 s per waiting record: the slow document (3 waiting) gets 22 s, a
-    # fair share (>= 20 s) it overruns: permanent. Embedding steps of 16 take 1 s each.
+    # fair share (>= 20 s) it overruns: permanent. Embedding steps of 16 take 3 s each.
     out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=47.0))
     assert sorted(f["itemIdentifier"] for f in out["batchItemFailures"]) == ["m-many", "m-slow"]
     for key in ("incoming/manual_en.md", "incoming/handbuch_de.md"):

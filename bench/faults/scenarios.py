@@ -373,8 +373,9 @@ def poison_scenario(
     name = f"poison batch ({memory_mb} MB, {timeout_s:.0f} s)"
     with throwaway_stack("poison", opensearch_url, endpoint) as cfg:
         s3 = s3_client(cfg)
+        # The slow document last: the documents before it are fast or small, so it is
+        # given the rest of the invocation, a fair share it still overruns.
         files = {
-            "long.md": long_markdown(),
             "bomb.docx": docx_bomb(),
             "wall.html": wall_html(),
             "manual_en.md": (DATA / "manual_en.md").read_bytes(),
@@ -382,6 +383,7 @@ def poison_scenario(
             "airy.md": b"# Notes\n\n" + b" \n" * 500_000 + b"The valve is checked yearly.\n",
             "pricing_en.docx": (DATA / "pricing_en.docx").read_bytes(),
             "handbuch_de.pdf": (DATA / "handbuch_de.pdf").read_bytes(),
+            "long.md": long_markdown(),
         }
         records = []
         for n, (fname, data) in enumerate(files.items()):
@@ -390,7 +392,7 @@ def poison_scenario(
             records.append(s3_record(cfg.bucket, key, str(version), f"p{n}-{fname}"))
         result, logs, rc = _run_child({"Records": records}, memory_mb, timeout_s)
         failed = failed_ids(result.get("response", {})) if result else set()
-        poison = {"p0-long.md", "p1-bomb.docx", "p2-wall.html"}
+        poison = {"p0-bomb.docx", "p1-wall.html", "p6-long.md"}
         live, total = converged(cfg)
         reasons = {
             str(x.get("key", "")).rsplit("/", 1)[-1]: str(x.get("reason", ""))
@@ -576,7 +578,7 @@ def readonly_query_scenario(opensearch_url: str, endpoint: str, queries: int = 2
         ),
         row(
             name,
-            "660 terms past the handler: the node's clause limit is",
+            "660 terms past the handler (model's token cap, node's clause limit)",
             "QueryRejected (400, not retried)",
             unbounded,
             unbounded == "QueryRejected",

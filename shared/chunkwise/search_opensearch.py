@@ -232,6 +232,7 @@ class Searcher:
             # The generation's own query model embeds the text (chunkwise.query_model).
             return postprocess(self._cluster_embedded(query, window, f, qlang), k)
         self.check_model()
+        self._check_query_fits(query)
         vector = self.embedder.embed_query(query)
         if self.fusion == "server":
             hits = self._server(query, vector, window, f, qlang)
@@ -246,6 +247,20 @@ class Searcher:
             return
         check_generation_model(self.client, self.index, GenerationModel.of(self.embedder))
         self._model_checked = True
+
+    def _check_query_fits(self, query: str) -> None:
+        """A query longer than the model's token cap is the caller's input (400), not a
+        failure of ours: refuse it before the model does (it raises a PermanentError)."""
+        count = getattr(self.embedder, "count_query_tokens", None)
+        if not callable(count):
+            return
+        tokens = int(count(query))
+        cap = int(self.embedder.max_tokens)
+        if tokens > cap:
+            raise QueryRejected(
+                f"query: {tokens} tokens, over the {cap} of {self.embedder.name}",
+                public=f"the query is too long for the embedding model (at most {cap} tokens)",
+            )
 
     def embedder_reads(self, lang: str | None) -> bool:
         """False when the query's language is known and the model was not trained on

@@ -235,3 +235,20 @@ def test_cluster_embedding_sends_the_text_and_names_no_pipeline(
     assert "vector" not in neural[0]
     # The generation's default search pipeline fuses and names the model.
     assert all("search_pipeline" not in params for _, params in client.searches)
+
+
+def test_a_query_over_the_models_token_cap_is_the_callers_input() -> None:
+    from chunkwise.errors import QueryRejected
+
+    class Capped(_FakeEmbedder):
+        def count_query_tokens(self, text: str) -> int:
+            return len(text.split())
+
+        def embed_query(self, text: str) -> list[float]:
+            raise AssertionError("the model would refuse it with a PermanentError")
+
+    client = _Client(["opensearch-knn"])
+    s = Searcher(client, Capped())  # type: ignore[arg-type]
+    with pytest.raises(QueryRejected) as e:
+        s.search("eins zwei drei vier fünf sechs sieben acht neun zehn elf", k=2)  # 11 > 10
+    assert "too long" in e.value.public and client.searches == []

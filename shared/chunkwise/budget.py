@@ -117,10 +117,11 @@ class DocumentBudget:
     def seconds_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock()
 
-    def check(self, stage: str) -> None:
-        """Raise `LimitExceeded` if the document is over its time or memory budget."""
+    def check(self, stage: str, *, needs_seconds: float = 0.0) -> None:
+        """Raise `LimitExceeded` if the document is over its time or memory budget, or
+        if the next step, expected to take ``needs_seconds``, would take it over."""
         left = self.seconds_left()
-        if left is not None and left <= 0:
+        if left is not None and left <= needs_seconds:
             granted = self.granted_seconds
             if (
                 granted is not None
@@ -135,7 +136,7 @@ class DocumentBudget:
             raise LimitExceeded(
                 "document_deadline",
                 0,
-                round(max(0.0, -left), 1),
+                round(max(0.0, needs_seconds - left), 1),
                 f"past this document's share of the invocation's time during {stage} "
                 "(seconds over)",
             )

@@ -74,3 +74,13 @@ def test_a_process_already_over_the_ceiling_is_not_the_documents_fault() -> None
     with pytest.raises(MemoryRetry) as e:
         budget.check("fetch")
     assert isinstance(e.value, TransientError) and "before this document began" in str(e.value)
+
+
+def test_a_step_expected_to_end_past_the_deadline_is_not_started() -> None:
+    clock = Clock()
+    budget = DocumentBudget.for_invocation(40_000, None, clock=clock)  # 30 s
+    clock.now += 25
+    budget.check("embed", needs_seconds=4.0)
+    with pytest.raises(LimitExceeded) as e:
+        budget.check("embed", needs_seconds=6.0)  # would end at 31 s
+    assert e.value.limit == "document_deadline"

@@ -302,8 +302,10 @@ class Searcher:
         self, query: str, window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
         """Same queries as the client-embedded path, with ``query_text`` for the k-NN part.
-        No pipeline is named: the generation's default pipeline (RRF, k=60) fuses."""
-        if self.fusion == "server":
+        No pipeline is named: the generation's default pipeline (RRF, k=60) fuses, so
+        server-side fusion needs only the plugin, not a chunkwise search pipeline."""
+        server = self.requested != "client" and self.caps.neural_search
+        if server:
             body = hybrid_text_query(query, window, f, lang=lang, model_id=self.query_model_id)
             return hits_from_response(self._search(body), "rrf-server")
         b = self._search(bm25_query(query, window, f, lang=lang))

@@ -77,6 +77,8 @@ class Atom:
     starts_section: bool = False
     table_id: int | None = None
     table_header: tuple[int, int] | None = None
+    # First atom of its block: a paragraph boundary, where a chunk past the soft target closes.
+    starts_block: bool = False
 
 
 @dataclass(slots=True)
@@ -385,6 +387,7 @@ class _Chunker:
                 for atom in new:
                     atom.table_id = plan.table_id + 1
             new[0].starts_section = plan.starts_section
+            new[0].starts_block = True
             atoms.extend(new)
         return atoms
 
@@ -645,7 +648,7 @@ class _Chunker:
         current: Draft | None = None
         used = 0
         for atom in atoms:
-            if current is not None and not self._breaks(current, atom):
+            if current is not None and not self._breaks(current, atom, used):
                 extra = atom.end - current.start
                 if extra <= self.cfg.max_chars and used + atom.tokens <= self.cap:
                     current.atoms.append(atom)
@@ -656,14 +659,28 @@ class _Chunker:
             drafts.append(current)
         return drafts
 
-    def _breaks(self, current: Draft, atom: Atom) -> bool:
+    def _breaks(self, current: Draft, atom: Atom, used: int) -> bool:
         last = current.atoms[-1]
         return (
             atom.starts_section
             or atom.table_id != last.table_id
             or atom.section.transcribed != last.section.transcribed
             or atom.section.lang != last.section.lang
+            or self._past_soft_target(current, atom, used)
         )
+
+    def _past_soft_target(self, current: Draft, atom: Atom, used: int) -> bool:
+        """A chunk whose body already reached the soft target closes at the next
+        paragraph boundary rather than take in another whole paragraph: one dense
+        vector then stands for one topic, not an average of two.
+
+        Table rows (one table id on both sides) and the sentences of one long
+        paragraph (not a block start) keep filling up to the hard maximum.
+        """
+        if not atom.starts_block or atom.table_id is not None:
+            return False
+        fraction = self.cfg.soft_target_fraction
+        return current.chars >= fraction * self.cfg.max_chars or used >= fraction * self.cap
 
     def _open(self, atom: Atom, previous: Draft | None) -> Draft:
         draft = Draft([atom], path=atom.section.path)

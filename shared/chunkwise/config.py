@@ -27,6 +27,15 @@ class ChunkerConfig(BaseModel):
     max_tokens: int | None = Field(
         None, ge=16, description="hard cap on tokens of `text`; None = the model's limit"
     )
+    soft_target_fraction: float = Field(
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description=(
+            "soft target, share of max_chars and of the token cap: a body that reached it "
+            "closes at the next paragraph boundary; 1.0 = pack up to the hard maximum"
+        ),
+    )
     runt_fraction: float = Field(0.25, gt=0.0, lt=1.0, description="runt floor, share of max")
     overflow_fraction: float = Field(1.25, ge=1.0, le=2.0, description="merge ceiling")
     tokenizer_path: Path | None = Field(

@@ -69,12 +69,16 @@ def block(draw: st.DrawFn) -> str:
 
 documents = st.lists(block(), min_size=1, max_size=14).map("\n\n".join)
 configs = st.builds(
-    lambda chars, overlap, tokens: ChunkerConfig.build(
-        max_chars=chars, overlap_chars=min(overlap, chars - 1), max_tokens=tokens
+    lambda chars, overlap, tokens, soft: ChunkerConfig.build(
+        max_chars=chars,
+        overlap_chars=min(overlap, chars - 1),
+        max_tokens=tokens,
+        soft_target_fraction=soft,
     ),
     st.integers(80, 900),
     st.integers(0, 200),
     st.sampled_from([48, 96, 256]),
+    st.sampled_from([0.2, 0.5, 1.0]),
 )
 
 SETTINGS = settings(

@@ -648,25 +648,30 @@ class _Chunker:
         current: Draft | None = None
         used = 0
         for atom in atoms:
-            if current is not None and not self._breaks(current, atom, used):
+            soft_close = False
+            if current is not None and not self._breaks(current, atom):
+                soft_close = self._past_soft_target(current, atom, used)
                 extra = atom.end - current.start
-                if extra <= self.cfg.max_chars and used + atom.tokens <= self.cap:
+                fits = extra <= self.cfg.max_chars and used + atom.tokens <= self.cap
+                if fits and not soft_close:
                     current.atoms.append(atom)
                     used += atom.tokens
                     continue
-            current = self._open(atom, drafts[-1] if drafts else None)
+            # After a soft close the next chunk starts a new paragraph on purpose:
+            # the previous paragraph's tail would pull its vector toward another topic.
+            previous = drafts[-1] if drafts and not soft_close else None
+            current = self._open(atom, previous)
             used = self._opening_cost(current) + atom.tokens
             drafts.append(current)
         return drafts
 
-    def _breaks(self, current: Draft, atom: Atom, used: int) -> bool:
+    def _breaks(self, current: Draft, atom: Atom) -> bool:
         last = current.atoms[-1]
         return (
             atom.starts_section
             or atom.table_id != last.table_id
             or atom.section.transcribed != last.section.transcribed
             or atom.section.lang != last.section.lang
-            or self._past_soft_target(current, atom, used)
         )
 
     def _past_soft_target(self, current: Draft, atom: Atom, used: int) -> bool:
@@ -675,7 +680,8 @@ class _Chunker:
         vector then stands for one topic, not an average of two.
 
         Table rows (one table id on both sides) and the sentences of one long
-        paragraph (not a block start) keep filling up to the hard maximum.
+        paragraph (not a block start) keep filling up to the hard maximum. The
+        chunk after a soft close carries no overlap.
         """
         if not atom.starts_block or atom.table_id is not None:
             return False

@@ -57,6 +57,20 @@ def test_chunk_closes_at_first_paragraph_boundary_past_the_target(
     assert_all(text, chunks, counter, cfg, counter.max_tokens)
 
 
+def test_no_overlap_after_a_soft_close_but_after_a_hard_one(counter: HFTokenCounter) -> None:
+    text, _ = _paragraphs()
+    soft = ChunkerConfig.build(max_chars=1800, overlap_chars=150, soft_target_fraction=0.3)
+    closed_soft = chunk_text(text, lang="en", config=soft)
+    assert len(closed_soft) == 3
+    assert all(c.overlap_prefix == "" for c in closed_soft), "another topic's tail leaked in"
+    # Closed by the hard maximum at a paragraph boundary: overlap as before.
+    hard = ChunkerConfig.build(max_chars=700, overlap_chars=150, soft_target_fraction=1.0)
+    closed_hard = chunk_text(text, lang="en", config=hard)
+    assert len(closed_hard) == 3
+    assert all(c.overlap_prefix for c in closed_hard[1:])
+    assert_all(text, closed_soft, counter, soft, counter.max_tokens)
+
+
 def test_long_paragraph_is_not_cut_at_the_soft_target(counter: HFTokenCounter) -> None:
     long_para = " ".join(f"Sentence {i} of one long paragraph on one topic." for i in range(25))
     tail = _paragraph("pump") + "\n\n" + _paragraph("filter")

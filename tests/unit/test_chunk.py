@@ -137,12 +137,14 @@ def test_token_cap_holds_with_small_cap(counter: HFTokenCounter) -> None:
 
 def test_default_cap_is_model_limit(counter: HFTokenCounter) -> None:
     text = "\n\n".join(EN_PARAS * 40)
-    chunks = chunk_text(text)
+    # Soft target off: packing to the hard maximum shows the cap in force.
+    cfg = _cfg(soft_target_fraction=1.0)
+    chunks = chunk_text(text, config=cfg)
     assert counter.max_tokens == 512  # multilingual-e5-small's limit
     assert max(c.token_count for c in chunks) <= 512
     # Close to the cap: packing uses the budget, it does not stop early.
     assert max(c.token_count for c in chunks) > 0.75 * 512
-    assert_all(text, chunks, counter, ChunkerConfig(), 512)
+    assert_all(text, chunks, counter, cfg, 512)
 
 
 def _table(rows: int, lang: str = "en") -> str:

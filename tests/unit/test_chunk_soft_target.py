@@ -32,9 +32,9 @@ def _paragraphs() -> tuple[str, list[int]]:
     return text, starts
 
 
-def test_default_packs_up_to_the_hard_maximum(counter: HFTokenCounter) -> None:
+def test_soft_target_off_packs_up_to_the_hard_maximum(counter: HFTokenCounter) -> None:
     text, _ = _paragraphs()
-    cfg = ChunkerConfig.build(max_chars=1800, overlap_chars=0)
+    cfg = ChunkerConfig.build(max_chars=1800, overlap_chars=0, soft_target_fraction=1.0)
     chunks = chunk_text(text, lang="en", config=cfg)
     # Five paragraphs fill the 1,800-char maximum; the sixth, a runt, coalesces into it.
     assert len(chunks) == 1, "without a soft target the paragraphs share one chunk"
@@ -117,6 +117,10 @@ def test_small_paragraphs_still_pack_up_to_the_target(counter: HFTokenCounter) -
     assert all(len(c.body) >= 0.3 * cfg.max_chars for c in chunks[:-1])
     assert_no_runts(chunks, cfg, counter.max_tokens)
     assert_all(text, chunks, counter, cfg, counter.max_tokens)
+
+
+def test_default_soft_target_is_documented_value() -> None:
+    assert ChunkerConfig().soft_target_fraction == 0.3
 
 
 @pytest.mark.parametrize("value", [0.0, -0.1, 1.5])

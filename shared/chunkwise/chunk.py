@@ -9,9 +9,11 @@ Pipeline of pure steps (each a small function below):
    table rows / list items / code lines, then ICU sentences, then ICU words,
    and as a last resort ICU grapheme clusters. No cut ever falls inside a
    grapheme cluster.
-3. `_pack` fills chunks greedily with whole atoms up to the character target
-   and the hard token cap. A heading, a table edge or a switch between
-   transcribed and native text always starts a new chunk.
+3. `_pack` fills chunks greedily with whole atoms up to the character maximum
+   and the hard token cap; a chunk past the soft target closes at the next
+   paragraph boundary (and the next chunk then carries no overlap). A heading,
+   a table edge or a switch between transcribed and native text always starts
+   a new chunk.
 4. `_coalesce_runts` merges chunks below the runt floor backward (forward when
    backward is blocked), never past the merge ceiling or the token cap.
 5. `_enforce_token_cap` counts every final `text` with the real tokenizer and

@@ -175,17 +175,15 @@ def hybrid_query(
 ) -> dict[str, Any]:
     """Server-side hybrid query (neural-search); run with a fusion search pipeline."""
     f = filters or SearchFilters()
+    return _hybrid_body(k, lexical_clause(query, lang, f), knn_clause(vector, k, f))
+
+
+def _hybrid_body(k: int, lexical: dict[str, Any], dense: dict[str, Any]) -> dict[str, Any]:
+    """A ``hybrid`` query of one lexical and one dense clause, fused by a search pipeline."""
     return {
         "size": k,
         "_source": {"excludes": SOURCE_EXCLUDES},
-        "query": {
-            "hybrid": {
-                "queries": [
-                    lexical_clause(query, lang, f),
-                    knn_clause(vector, k, f),
-                ]
-            }
-        },
+        "query": {"hybrid": {"queries": [lexical, dense]}},
     }
 
 
@@ -226,15 +224,7 @@ def hybrid_text_query(
 ) -> dict[str, Any]:
     """`hybrid_query` without a vector: the cluster embeds ``query`` for the k-NN part."""
     f = filters or SearchFilters()
-    return {
-        "size": k,
-        "_source": {"excludes": SOURCE_EXCLUDES},
-        "query": {
-            "hybrid": {
-                "queries": [lexical_clause(query, lang, f), neural_clause(query, k, f, model_id)]
-            }
-        },
-    }
+    return _hybrid_body(k, lexical_clause(query, lang, f), neural_clause(query, k, f, model_id))
 
 
 def rrf_pipeline_body(rank_constant: int = RRF_K) -> dict[str, Any]:

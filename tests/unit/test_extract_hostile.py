@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from bench.faults.poison import declare_size
 
 from chunkwise.errors import PermanentError
 from chunkwise.extract import (
@@ -178,22 +179,6 @@ def test_misc_binary(data: bytes, error: type[Exception]) -> None:
         extract(data, filename="upload")
 
 
-def _declare_size(data: bytes, member: bytes, size: int) -> bytes:
-    """Patch a member's uncompressed size in its local header and the central directory."""
-    out = bytearray(data)
-    for sig, name_off, size_off, len_off in (
-        (b"PK\x03\x04", 30, 22, 26),
-        (b"PK\x01\x02", 46, 24, 28),
-    ):
-        pos = 0
-        while (pos := out.find(sig, pos)) >= 0:
-            n = int.from_bytes(out[pos + len_off : pos + len_off + 2], "little")
-            if out[pos + name_off : pos + name_off + n] == member:
-                out[pos + size_off : pos + size_off + 4] = size.to_bytes(4, "little")
-            pos += 4
-    return bytes(out)
-
-
 @pytest.mark.skipif(importlib.util.find_spec("docx") is None, reason="python-docx missing")
 def test_member_declaring_2_kb_is_inflated_as_a_bounded_stream() -> None:
     """A deflate stream of 64 MiB declared as 2 KB: ZipFile.read inflates the whole stream
@@ -204,7 +189,7 @@ def test_member_declaring_2_kb_is_inflated_as_a_bounded_stream() -> None:
     with zipfile.ZipFile(DATA / "pricing_en.docx") as src:  # a real package around the bomb
         members = {i.filename: src.read(i) for i in src.infolist()}
     members["word/document.xml"] = b"\0" * (64 << 20)
-    liar = _declare_size(_zip(members), b"word/document.xml", 2048)
+    liar = declare_size(_zip(members), b"word/document.xml", 2048)
     assert len(liar) < 200_000
     tracemalloc.start()
     try:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from lxml import html as lhtml
 
+from bench.debian import fetch_pinned
 from bench.realtext.build import PACKAGES
 from chunkwise import chunk_text
 from chunkwise.extract import ExtractionError, extract
@@ -54,16 +54,7 @@ _ADMONITIONS = {"tip", "note", "caution", "warning", "important"}
 
 
 def download(workdir: Path) -> Path:
-    debs, root = workdir / "debs", workdir / "root"
-    debs.mkdir(parents=True, exist_ok=True)
-    for name in CORPORA:
-        wanted = f"{name}={PACKAGES[name]}"
-        if not list(debs.glob(f"{name}_*.deb")):
-            subprocess.run(["apt-get", "download", wanted], cwd=debs, check=True)
-    root.mkdir(exist_ok=True)
-    for deb in sorted(debs.glob("*.deb")):
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-    return root
+    return fetch_pinned({name: PACKAGES[name] for name in CORPORA}, workdir)
 
 
 def _norm(text: str) -> str:

@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.debian import fetch_pinned
+
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / ".local" / "realdocs"
 
@@ -127,20 +129,7 @@ def resolve(doc: Document) -> Path:
 
 def fetch() -> Path:
     """Download (once) and unpack the pinned packages; returns the unpacked root."""
-    debs, root = WORK / "debs", WORK / "root"
-    debs.mkdir(parents=True, exist_ok=True)
-    for name, version in PACKAGES.items():
-        file_version = version.replace(":", "%3a")
-        if list(debs.glob(f"{name}_{file_version}_*.deb")):
-            continue
-        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=debs, check=True)
-    root.mkdir(exist_ok=True)
-    for deb in sorted(debs.glob("*.deb")):
-        stamp = root / f".{deb.name}.unpacked"
-        if not stamp.exists():
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-            stamp.touch()
-    return root
+    return fetch_pinned(PACKAGES, WORK)
 
 
 def main() -> int:

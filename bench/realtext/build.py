@@ -24,10 +24,10 @@ import argparse
 import hashlib
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+from bench.debian import fetch_pinned
 from chunkwise.extract import ExtractionError, extract
 from chunkwise.lang import detect_language
 
@@ -59,16 +59,7 @@ _WANTED_LOCALES = {"en", "de", "en-us", "de-de", "en_us", "de_de"}
 
 def download(workdir: Path) -> Path:
     """Fetch and unpack the pinned packages; returns the unpacked root."""
-    debs, root = workdir / "debs", workdir / "root"
-    debs.mkdir(parents=True, exist_ok=True)
-    wanted = [f"{name}={version}" for name, version in PACKAGES.items()]
-    missing = [w for w in wanted if not list(debs.glob(w.replace("=", "_") + "_*.deb"))]
-    if missing:
-        subprocess.run(["apt-get", "download", *missing], cwd=debs, check=True)
-    root.mkdir(exist_ok=True)
-    for deb in sorted(debs.glob("*.deb")):
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-    return root
+    return fetch_pinned(PACKAGES, workdir)
 
 
 def _wanted_language(path: Path) -> bool:

@@ -46,9 +46,9 @@ HEAVY_FALLBACK = (
     "aws_lambda_powertools",
     "aws_lambda_powertools.utilities.batch",
     "chunkwise",
-    "chunkwise.chunk",
-    "chunkwise.segment",
-    "chunkwise.pipeline",
+    "chunkwise.chunking.chunk",
+    "chunkwise.text.segment",
+    "chunkwise.ingest.pipeline",
     "tokenizers",
     "opensearchpy",
 )

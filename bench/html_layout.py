@@ -39,8 +39,8 @@ from lxml import html as lhtml
 from bench.debian import fetch_pinned
 from bench.realtext.build import PACKAGES
 from chunkwise import chunk_text
+from chunkwise.chunking.rows import split_cells
 from chunkwise.extract import ExtractionError, extract
-from chunkwise.rows import split_cells
 
 CORPORA = {
     "debian-reference-en": ("usr/share/debian-reference", "*.en.html", "en"),

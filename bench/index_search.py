@@ -35,8 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-from chunkwise.embed import default_embedder
-from chunkwise.index import (
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries, connect
+from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
+from chunkwise.embedding.embed import default_embedder
+from chunkwise.index.bodies import (
     IndexNames,
     ObjectVersion,
     State,
@@ -44,9 +46,7 @@ from chunkwise.index import (
     make_doc_id,
     reconcile,
 )
-from chunkwise.index_opensearch import OpenSearchIndex, bulk_with_retries, connect
 from chunkwise.schema import Chunk
-from chunkwise.search_opensearch import Searcher, ensure_search_pipelines
 
 RESULTS = Path(__file__).parent / "results" / "index_search.md"
 

@@ -5,7 +5,7 @@
 Ingests the evaluation corpus (bench/eval/corpus.json, chunkwise configuration) into a
 throwaway generation on the local node, registers the cluster's query model (ML Commons
 connector to the loopback embedding endpoint, which must be running:
-`python -m chunkwise.embed_endpoint up`) and sends every question of
+`python -m chunkwise.cli.embed_endpoint up`) and sends every question of
 bench/eval/questions.jsonl both ways:
 
 - client: chunkwise embeds the query and sends the vector (hybrid, server-side RRF)
@@ -35,15 +35,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from chunkwise import embed_endpoint
-from chunkwise.aws import Settings, setup_local_query_model
-from chunkwise.embed import default_embedder
-from chunkwise.evaluate import load_config, load_corpus, load_questions
-from chunkwise.evaluate_run import _EmbeddingCache, extract_corpus, ingest
-from chunkwise.index import template_name
-from chunkwise.index_opensearch import OpenSearchIndex, connect
-from chunkwise.query_model_opensearch import delete_query_models
-from chunkwise.search import (
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.adapters.opensearch.query_model import delete_query_models
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.cli import embed_endpoint
+from chunkwise.embedding.embed import default_embedder
+from chunkwise.evaluation.evaluate import load_config, load_corpus, load_questions
+from chunkwise.evaluation.run import _EmbeddingCache, extract_corpus, ingest
+from chunkwise.index.bodies import template_name
+from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
     guess_query_lang,
@@ -52,7 +52,7 @@ from chunkwise.search import (
     neural_query,
     postprocess,
 )
-from chunkwise.search_opensearch import Searcher
+from chunkwise.wiring import Settings, setup_local_query_model
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "bench" / "eval"
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     url = embed_endpoint.endpoint_url()
     if embed_endpoint.probe(url) is None:
-        print(f"no embedding endpoint at {url}: python -m chunkwise.embed_endpoint up")
+        print(f"no embedding endpoint at {url}: python -m chunkwise.cli.embed_endpoint up")
         return 1
     client = connect(args.url)
     emb = default_embedder()
@@ -117,10 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 FIRST_QUERY = """
 import sys, time
 t0 = time.perf_counter()
-from chunkwise.embed import get_embedder
-from chunkwise.index import IndexNames
-from chunkwise.index_opensearch import connect
-from chunkwise.search_opensearch import Searcher
+from chunkwise.embedding.embed import get_embedder
+from chunkwise.index.bodies import IndexNames
+from chunkwise.adapters.opensearch.index import connect
+from chunkwise.adapters.opensearch.search import Searcher
 s = Searcher(connect(sys.argv[1]), get_embedder("local"), IndexNames(sys.argv[2]),
              fusion="server", query_embedding=sys.argv[3])
 hits = s.search("How often must the inlet filter be checked?", 5)

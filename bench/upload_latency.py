@@ -69,9 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     import boto3
 
-    from chunkwise.index import IndexNames, make_doc_id
-    from chunkwise.index_opensearch import connect
-    from chunkwise.local import (
+    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.cli.local import (
         DEFAULT_ENDPOINT,
         DEFAULT_OPENSEARCH,
         Runner,
@@ -79,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         delete_resources,
         stack_up,
     )
+    from chunkwise.index.bodies import IndexNames, make_doc_id
 
     tag = uuid.uuid4().hex[:6]
     cfg = StackConfig(
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(load average {load[0]:.1f} / {load[1]:.1f} at the end), "
         f"Python {platform.python_version()}",
         f"- S3/SQS: {emulator}; OpenSearch {os_version} (single local node)",
-        "- ingest: the Lambda handler in-process (`chunkwise.local.Runner`, one worker, "
+        "- ingest: the Lambda handler in-process (`chunkwise.cli.local.Runner`, one worker, "
         "batch up to 10, 1 s long poll); embedder all-MiniLM-L6-v2 on CPU (numpy, 1 BLAS thread)",
         "- latency: from just before PutObject until a count on the read alias finds the revision",
         "",

@@ -43,13 +43,13 @@ import sys
 import time
 from pathlib import Path
 
-from chunkwise.aws import load_settings
-from chunkwise.embed import get_embedder
-from chunkwise.index import make_doc_id
-from chunkwise.index_opensearch import OpenSearchIndex, connect
-from chunkwise.local import Runner, apply_env, load_state
-from chunkwise.search import SearchFilters
-from chunkwise.search_opensearch import Searcher
+from chunkwise.wiring import load_settings
+from chunkwise.embedding.embed import get_embedder
+from chunkwise.index.bodies import make_doc_id
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.cli.local import Runner, apply_env, load_state
+from chunkwise.search.hybrid import SearchFilters
+from chunkwise.adapters.opensearch.search import Searcher
 
 import boto3
 

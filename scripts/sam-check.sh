@@ -153,18 +153,18 @@ smoke() {
 import sys, importlib.util
 sys.path[:0] = [p for p in __import__("os").environ["PYTHONPATH"].split(":")]
 import os
-import app, chunkwise.segment, tokenizers, opensearchpy, aws_lambda_powertools, pydantic_settings
+import app, chunkwise.text.segment, tokenizers, opensearchpy, aws_lambda_powertools, pydantic_settings
 assert callable(app.lambda_handler)
 # ICU from its layer: sentence breaks work
 assert chunkwise.split_sentences("Dr. Müller kam am 3. Oktober. Dann ging er.", "de")
 # token counts from the tokenizer layer, with the cap of the configured Bedrock model
 # (CHUNKWISE_MODEL_PATH as in template.yaml; the layer is also shaped like the
 # MiniLM package, so the MiniLM lookup finds it too)
-from chunkwise.embed import get_embedder, minilm_model_path
+from chunkwise.embedding.embed import get_embedder, minilm_model_path
 emb = get_embedder(os.environ["CHUNKWISE_EMBEDDER"])
 assert emb.count_tokens("Hallo Welt") > 0 and emb.max_tokens <= 8192
-import chunkwise.tokens
-assert "/TokenizerLayer/" in str(chunkwise.tokens.default_tokenizer_path())
+import chunkwise.chunking.tokens
+assert "/TokenizerLayer/" in str(chunkwise.chunking.tokens.default_tokenizer_path())
 assert "/TokenizerLayer/" in str(minilm_model_path())
 counter = emb.token_counter()
 assert counter.max_tokens == emb.max_tokens and counter.model_id == emb.name

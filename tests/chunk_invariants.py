@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 
-from chunkwise.chunk import is_runt
-from chunkwise.config import ChunkerConfig
+from chunkwise.chunking.chunk import is_runt
+from chunkwise.chunking.config import ChunkerConfig
+from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.schema import Chunk
-from chunkwise.segment import grapheme_boundaries
-from chunkwise.tokens import HFTokenCounter
+from chunkwise.text.segment import grapheme_boundaries
 
 
 def assert_offsets(text: str, chunks: list[Chunk]) -> None:

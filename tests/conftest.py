@@ -8,7 +8,7 @@ import pytest
 # Lets tests import the shared helpers in tests/ (chunk_invariants) by name.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from chunkwise.tokens import MINILM, HFTokenCounter, load_counter
+from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ from typing import Any
 
 from bench.faults.poison import DATA, docx_bomb, long_markdown, wall_html
 from bench.faults.readonly_proxy import ReadOnlyProxy
-from chunkwise.local import LocalContext, StackConfig, delete_resources, stack_up
+from chunkwise.cli.local import LocalContext, StackConfig, delete_resources, stack_up
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,7 @@ def throwaway_stack(tag: str, opensearch_url: str, endpoint: str) -> Iterator[St
     try:
         yield cfg
     finally:
-        from chunkwise.index_opensearch import connect
+        from chunkwise.adapters.opensearch.index import connect
 
         delete_resources(cfg, connect(opensearch_url))
         os.environ.clear()
@@ -133,13 +133,13 @@ def failed_ids(response: dict[str, Any]) -> set[str]:
 
 
 def live_revisions(cfg: StackConfig) -> dict[str, set[str]]:
-    from chunkwise.aws import live_set, load_settings
+    from chunkwise.wiring import live_set, load_settings
 
     return live_set(load_settings()).live_revisions()
 
 
 def current_versions(cfg: StackConfig) -> dict[str, str]:
-    from chunkwise.aws import BotoObjectStore
+    from chunkwise.wiring import BotoObjectStore
 
     store = BotoObjectStore(cfg.bucket)
     return {v.key: v.revision for v in store.list_current(cfg.input_prefix)}
@@ -190,7 +190,7 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
         for batch in batches(delivered):
             failures += len(failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext())))
         before_sweep, total = converged(cfg)
-        from chunkwise.aws import load_settings, run_sweep
+        from chunkwise.wiring import load_settings, run_sweep
 
         first = run_sweep(load_settings(), enqueue=False)
         after_sweep, _ = converged(cfg)
@@ -248,10 +248,10 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
 def _marker_searches(
     cfg: StackConfig, puts: Sequence[tuple[str, str, str]]
 ) -> tuple[int, int, int]:
-    from chunkwise.embed import get_embedder
-    from chunkwise.index import IndexNames
-    from chunkwise.index_opensearch import connect
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.search import Searcher
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.index.bodies import IndexNames
 
     current = current_versions(cfg)
     searcher = Searcher(
@@ -311,7 +311,7 @@ def outage_scenario(opensearch_url: str, endpoint: str) -> Rows:
             for batch in batches(pending):
                 failed |= failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext()))
             pending = [r for r in pending if r["messageId"] in failed]
-        from chunkwise.aws import load_settings, run_sweep
+        from chunkwise.wiring import load_settings, run_sweep
 
         sweep = run_sweep(load_settings(), enqueue=False)
         live, total = converged(cfg)
@@ -399,7 +399,7 @@ def poison_scenario(
             for x in logs
             if "permanent failure" in str(x.get("message", ""))
         }
-        from chunkwise.aws import load_settings, run_sweep
+        from chunkwise.wiring import load_settings, run_sweep
 
         sweeps = [run_sweep(load_settings(), enqueue=True) for _ in range(2)]
         sizes = {k: len(v) for k, v in files.items()}
@@ -588,10 +588,10 @@ def readonly_query_scenario(opensearch_url: str, endpoint: str, queries: int = 2
 
 def _unbounded_query_error(cfg: StackConfig, text: str) -> str:
     """What the search layer makes of a query the node refuses (clause limit)."""
-    from chunkwise.embed import get_embedder
-    from chunkwise.index import IndexNames
-    from chunkwise.index_opensearch import RetryPolicy, connect
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.adapters.opensearch.index import RetryPolicy, connect
+    from chunkwise.adapters.opensearch.search import Searcher
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.index.bodies import IndexNames
 
     searcher = Searcher(
         connect(cfg.opensearch_url),

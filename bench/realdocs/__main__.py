@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chunkwise.baselines import fixed_size_spans
-from chunkwise.chunk import chunk_text
+from chunkwise.chunking.chunk import chunk_text
+from chunkwise.evaluation.baselines import fixed_size_spans
 
 from . import fetch
 from .metrics import (

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench.debian import fetch_pinned
 from chunkwise.extract import ExtractionError, extract
-from chunkwise.lang import detect_language
+from chunkwise.text.lang import detect_language
 
 # Pinned to Debian 12 (bookworm); `apt-get download` refuses other versions
 # rather than silently measuring different text.

@@ -29,7 +29,7 @@ Method
 
 Methods: ``icu`` (raw ICU sentence BreakIterator for the language),
 ``icu_ss`` (ICU with the ``@ss=standard`` abbreviation suppression) and
-``chunkwise`` (``chunkwise.segment.split_sentences``: ICU plus the correction
+``chunkwise`` (``chunkwise.text.segment.split_sentences``: ICU plus the correction
 layer) and ``chunkwise_und`` (the same without a language: ICU root rules plus
 the English and German corrections together, as used when the language of a
 block is unknown).
@@ -56,7 +56,7 @@ from pathlib import Path
 
 import icu
 
-from chunkwise.segment import split_sentences
+from chunkwise.text.segment import split_sentences
 
 BLOCK = 10  # sentences per unit for treebanks without paragraph/document markers
 
@@ -163,7 +163,7 @@ def _icu_splitter(locale_id: str) -> Callable[[str], list[int]]:
     def starts(text: str) -> list[int]:
         # Gold texts come from UTF-8 CoNLL-U: no lone surrogates.  UTF-16 ->
         # code points via the library function keeps all methods comparable.
-        from chunkwise.segment import utf16_to_codepoint_offsets
+        from chunkwise.text.segment import utf16_to_codepoint_offsets
 
         it.setText(icu.UnicodeString(text))
         return utf16_to_codepoint_offsets(text, list(it))[:-1]
@@ -514,7 +514,7 @@ repositories of the UniversalDependencies organisation on GitHub):
 Protocol: sentences of one paragraph (EWT), one document (PUD) or 10
 consecutive sentences (GSD, which marks neither) are joined with one space;
 internal gold boundaries vs predicted span starts (moved past whitespace).
-The correction rules of `chunkwise.segment` were written looking only at
+The correction rules of `chunkwise.text.segment` were written looking only at
 errors on the **dev** files (EWT dev, GSD dev; GSD train may serve as well,
 `--split train`, not in this table); the **test** files (EWT test, GSD test,
 and the PUD treebanks, a different domain) are held out and were not

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Tracer
 
-from chunkwise.aws import Settings, load_settings
+from chunkwise.wiring import Settings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -65,7 +65,7 @@ def send_response(
 
 
 def handle(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    from chunkwise.aws import ensure_index
+    from chunkwise.wiring import ensure_index
 
     props = event.get("ResourceProperties") or {}
     settings = SETTINGS
@@ -83,7 +83,7 @@ def setup_query_model(settings: Settings) -> dict[str, Any]:
     """The cluster's query model (managed domains only: no connector role, no model)."""
     if not settings.query_connector_role_arn:
         return {}
-    from chunkwise.aws import setup_bedrock_query_model
+    from chunkwise.wiring import setup_bedrock_query_model
 
     info = setup_bedrock_query_model(settings)
     return {**info, "QueryModelId": info["query_model_id"]}

@@ -1,4 +1,4 @@
-"""Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.pipeline.
+"""Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.ingest.pipeline.
 
 Thin on purpose: parse each message into object changes, hand every change to
 `Pipeline.ingest`, report failed messages as batch item failures
@@ -7,7 +7,7 @@ queue's visibility timeout and moves to the DLQ after ``maxReceiveCount``
 receives; the log line says why (permanent: the document will never index;
 transient: an outage or throttling).
 
-Each document gets a budget (`chunkwise.budget`): a deadline from the
+Each document gets a budget (`chunkwise.ingest.budget`): a deadline from the
 invocation's remaining time, keeping time back for the records still waiting,
 and a memory ceiling from the function's memory size. A document over it fails
 alone (`LimitExceeded`, logged); its batch-mates go on in the same invocation.
@@ -32,15 +32,15 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from chunkwise.aws import Settings, load_settings
-from chunkwise.budget import DocumentBudget
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.pipeline import IngestResult, MessageError, ObjectChange, parse_message
+from chunkwise.ingest.budget import DocumentBudget
+from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange, parse_message
+from chunkwise.wiring import Settings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from chunkwise.pipeline import Pipeline
+    from chunkwise.ingest.pipeline import Pipeline
 
 logger = Logger(service="chunkwise-ingest")
 tracer = Tracer(service="chunkwise-ingest")
@@ -56,7 +56,7 @@ _PIPELINE: Pipeline | None = None
 def get_pipeline() -> Pipeline:
     global _PIPELINE
     if _PIPELINE is None:
-        from chunkwise.aws import build_pipeline
+        from chunkwise.wiring import build_pipeline
 
         _PIPELINE = build_pipeline(SETTINGS)
     return _PIPELINE
@@ -78,7 +78,7 @@ def _report(result: IngestResult) -> None:
 
 class BatchClock:
     """How many records of the invocation's batch are still waiting: each document's
-    budget keeps time back for them (`chunkwise.budget`)."""
+    budget keeps time back for them (`chunkwise.ingest.budget`)."""
 
     def __init__(self, records: int = 1) -> None:
         self.waiting = records

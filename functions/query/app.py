@@ -24,14 +24,14 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from chunkwise.aws import Settings, load_settings
 from chunkwise.errors import QueryRejected, TransientError
 from chunkwise.schema import ChunkKind
+from chunkwise.wiring import Settings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.adapters.opensearch.search import Searcher
 
 logger = Logger(service="chunkwise-query")
 tracer = Tracer(service="chunkwise-query")
@@ -158,9 +158,9 @@ def parse_request(event: dict[str, Any]) -> QueryRequest:
 def get_searcher() -> Searcher:
     global _SEARCHER
     if _SEARCHER is None:
-        from chunkwise.aws import opensearch_client
-        from chunkwise.embed import get_embedder
-        from chunkwise.search_opensearch import Searcher
+        from chunkwise.adapters.opensearch.search import Searcher
+        from chunkwise.embedding.embed import get_embedder
+        from chunkwise.wiring import opensearch_client
 
         # With query_embedding "cluster" the embedder only says which languages the
         # model reads; the query vector comes from the cluster's query model.
@@ -182,7 +182,7 @@ def _response(status: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def search(req: QueryRequest) -> dict[str, Any]:
-    from chunkwise.search import SearchFilters
+    from chunkwise.search.hybrid import SearchFilters
 
     searcher = get_searcher()
     t0 = time.perf_counter()

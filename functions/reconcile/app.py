@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
-from chunkwise.aws import Settings, load_settings
+from chunkwise.wiring import Settings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -36,7 +36,7 @@ SETTINGS: Settings = load_settings()
 
 
 def handle(event: dict[str, Any]) -> dict[str, Any]:
-    from chunkwise import aws
+    from chunkwise import wiring as aws
 
     if not isinstance(event, dict):  # EventBridge Scheduler without an Input
         event = {}

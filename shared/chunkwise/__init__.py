@@ -7,10 +7,10 @@ imported from here, so `import chunkwise` stays cheap.
 
 from __future__ import annotations
 
-from chunkwise.chunk import ChunkingReport, chunk_text
-from chunkwise.config import ChunkerConfig
+from chunkwise.chunking.chunk import ChunkingReport, chunk_text
+from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk, ChunkKind
-from chunkwise.segment import split_sentences
+from chunkwise.text.segment import split_sentences
 
 __all__ = [
     "CHUNK_SCHEMA_VERSION",

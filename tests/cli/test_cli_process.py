@@ -20,7 +20,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 _SCRIPT = Path(sys.executable).with_name("chunkwise")
-CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "chunkwise.cli"]
+CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "chunkwise.cli.main"]
 # A progress bar of tqdm always draws "|" around its bar and "n/total".
 BAR = "it/s]"
 

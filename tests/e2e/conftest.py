@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from chunkwise.local import (
+from chunkwise.cli.local import (
     DEFAULT_ENDPOINT,
     DEFAULT_OPENSEARCH,
     Runner,
@@ -43,7 +43,7 @@ def _get(url: str) -> Any:
 
 def _os_client() -> Any:
     """OpenSearch client from the same settings as the functions (SigV4 if configured)."""
-    from chunkwise.aws import load_settings, opensearch_client
+    from chunkwise.wiring import load_settings, opensearch_client
 
     return opensearch_client(load_settings(need_bucket=False))
 
@@ -159,16 +159,16 @@ def stack() -> Iterator[Stack]:
 
 @pytest.fixture(scope="module")
 def searcher(stack: Stack) -> Any:
-    from chunkwise.embed import get_embedder
-    from chunkwise.index import IndexNames
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.adapters.opensearch.search import Searcher
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.index.bodies import IndexNames
 
     return Searcher(_os_client(), get_embedder("local"), IndexNames(stack.cfg.index_prefix))
 
 
 @pytest.fixture(scope="module")
 def index(stack: Stack) -> Any:
-    from chunkwise.index import IndexNames
-    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.index.bodies import IndexNames
 
     return OpenSearchIndex(_os_client(), IndexNames(stack.cfg.index_prefix))

@@ -1,7 +1,7 @@
 """Events -> runner -> ingest handler -> OpenSearch, against the real local stack.
 
 Objects are put through the emulator's S3 API; the bucket notification puts real
-messages on the real SQS queue; `chunkwise.local.Runner` receives them and calls
+messages on the real SQS queue; `chunkwise.cli.local.Runner` receives them and calls
 functions/ingest/app.py exactly as the Lambda event source mapping would; the
 assertions read real OpenSearch results.
 """
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from chunkwise import progress
-from chunkwise.index import State, make_doc_id
-from chunkwise.pipeline import parse_message
-from chunkwise.search import SearchFilters
+from chunkwise.index.bodies import State, make_doc_id
+from chunkwise.ingest.pipeline import parse_message
+from chunkwise.search.hybrid import SearchFilters
 
 pytestmark = pytest.mark.e2e
 
@@ -89,7 +89,7 @@ def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     stack.delete(key)
     if not stack.delete_marker_events:
         # moto sends no event for a delete marker (DESIGN section 4): the sweep repairs it
-        from chunkwise.aws import load_settings, run_sweep
+        from chunkwise.wiring import load_settings, run_sweep
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)
@@ -142,7 +142,7 @@ def test_poison_document_goes_to_dlq_while_batch_neighbours_succeed(
 def test_reconcile_repairs_document_whose_event_was_lost(
     stack: Any, searcher: Any, index: Any
 ) -> None:
-    from chunkwise.aws import load_settings, run_sweep
+    from chunkwise.wiring import load_settings, run_sweep
 
     key = stack.key("lost/handbuch.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -173,7 +173,7 @@ def test_reconcile_repairs_document_whose_event_was_lost(
 
 def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
     """Two buckets may share one index: a sweep of one must not retire the other's."""
-    from chunkwise.aws import live_set, load_settings
+    from chunkwise.wiring import live_set, load_settings
 
     settings = load_settings()
     mine = live_set(settings).live_revisions()
@@ -183,7 +183,7 @@ def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
 
 
 def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, index: Any) -> None:
-    from chunkwise.aws import finish_rechunk, load_settings, start_rechunk
+    from chunkwise.wiring import finish_rechunk, load_settings, start_rechunk
 
     key = stack.key("rechunk/manual.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -202,7 +202,7 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
     assert check.complete, (check.missing, check.extra)
     assert index.live_generation() == f"{stack.cfg.index_prefix}-{gen}" != old
     # The new generation came with the stack's query model (same embedder).
-    from chunkwise.query_model_opensearch import generation_query_model
+    from chunkwise.adapters.opensearch.query_model import generation_query_model
 
     assert stack.cfg.query_model_id
     assert generation_query_model(index.client, index.names.read_alias) == stack.cfg.query_model_id
@@ -213,7 +213,7 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
 def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any) -> None:
     """After an S3 delete and the retention step, no chunk (in any state) and no
     artifact of any revision of the document remains."""
-    from chunkwise.aws import load_settings, run_retention
+    from chunkwise.wiring import load_settings, run_retention
 
     key = stack.key("erase/gehaelter.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -225,7 +225,7 @@ def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any)
     assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 4
     stack.delete(key)
     if not stack.delete_marker_events:  # moto: no event for a delete marker, the sweep
-        from chunkwise.aws import run_sweep
+        from chunkwise.wiring import run_sweep
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)

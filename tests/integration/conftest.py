@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder, default_embedder
-from chunkwise.index_opensearch import connect
+from chunkwise.adapters.opensearch.index import connect
+from chunkwise.embedding.embed import Embedder, default_embedder
 from embed_cache import CachedEmbedder
 
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
@@ -97,7 +97,7 @@ def embedder() -> Embedder:
 def client(opensearch_url: str) -> OpenSearch:
     """An opensearch-py client on the node under test, with the search pipelines the
     deploy-time step creates (the query path only reads them)."""
-    from chunkwise.search_opensearch import ensure_search_pipelines
+    from chunkwise.adapters.opensearch.search import ensure_search_pipelines
 
     os_client = connect(opensearch_url)
     ensure_search_pipelines(os_client)

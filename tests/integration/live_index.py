@@ -8,9 +8,9 @@ from contextlib import contextmanager
 
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder
-from chunkwise.index import IndexNames, template_name
-from chunkwise.index_opensearch import OpenSearchIndex
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import IndexNames, template_name
 
 
 @contextmanager

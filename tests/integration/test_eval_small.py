@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from chunkwise import progress
-from chunkwise.evaluate import load_corpus, load_questions, parse_config
-from chunkwise.evaluate_run import run_evaluation
-from chunkwise.index import IndexNames
-from chunkwise.index_opensearch import OpenSearchIndex, connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.evaluation.evaluate import load_corpus, load_questions, parse_config
+from chunkwise.evaluation.run import run_evaluation
+from chunkwise.index.bodies import IndexNames
 
 pytestmark = pytest.mark.integration
 

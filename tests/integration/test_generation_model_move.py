@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder, minilm_embedder
-from chunkwise.index import GenerationModel, IndexNames, make_doc_id, reconcile
-from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
-from chunkwise.search_opensearch import Searcher
+from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.embedding.embed import Embedder, minilm_embedder
+from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id, reconcile
 from embed_cache import CachedEmbedder
 from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.cli_index import main_index
-from chunkwise.embed import Embedder
-from chunkwise.index import IndexNames, make_doc_id, reconcile, template_name
-from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
-from chunkwise.search_opensearch import Searcher
+from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.cli.index import main_index
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import IndexNames, make_doc_id, reconcile, template_name
 from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 

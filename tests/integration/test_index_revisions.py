@@ -19,9 +19,17 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.embed import Embedder
+from chunkwise.adapters.opensearch.index import (
+    MappingRejectedError,
+    OpenSearchIndex,
+    RetryPolicy,
+    TransientOpenSearchError,
+    connect,
+)
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import (
+from chunkwise.index.bodies import (
     IndexNames,
     ObjectVersion,
     State,
@@ -29,15 +37,7 @@ from chunkwise.index import (
     reconcile,
     reconcile_sweep,
 )
-from chunkwise.index_opensearch import (
-    MappingRejectedError,
-    OpenSearchIndex,
-    RetryPolicy,
-    TransientOpenSearchError,
-    connect,
-)
-from chunkwise.search import SearchFilters
-from chunkwise.search_opensearch import Searcher
+from chunkwise.search.hybrid import SearchFilters
 from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 
@@ -340,7 +340,7 @@ def test_429_during_bulk_is_retried_then_succeeds_or_raises(
 def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
     client: OpenSearch, embedder: Embedder
 ) -> None:
-    from chunkwise.pipeline import OpenSearchLiveSet, build_config, sweep
+    from chunkwise.ingest.pipeline import OpenSearchLiveSet, build_config, sweep
     from integration.live_index import live_test_index
     from unit.test_pipeline_fakes import FakeObjectStore, FakeQueue
 

@@ -13,9 +13,15 @@ import uuid
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder
-from chunkwise.index import KEYWORD_IGNORE_ABOVE, ROWS_FIELD, IndexNames, index_body, make_doc_id
-from chunkwise.index_opensearch import MappingRejectedError, OpenSearchIndex
+from chunkwise.adapters.opensearch.index import MappingRejectedError, OpenSearchIndex
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import (
+    KEYWORD_IGNORE_ABOVE,
+    ROWS_FIELD,
+    IndexNames,
+    index_body,
+    make_doc_id,
+)
 from integration.live_index import drop_prefix
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 

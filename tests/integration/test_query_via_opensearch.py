@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise import embed_endpoint
-from chunkwise.aws import Settings, setup_local_query_model
-from chunkwise.embed import MiniLMEmbedder
-from chunkwise.index import ObjectVersion, make_doc_id, reconcile
-from chunkwise.index_opensearch import OpenSearchIndex
-from chunkwise.query_model_opensearch import delete_query_model, generation_query_model
-from chunkwise.search import Hit
-from chunkwise.search_opensearch import Searcher
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.query_model import delete_query_model, generation_query_model
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.cli import embed_endpoint
+from chunkwise.embedding.embed import MiniLMEmbedder
+from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
+from chunkwise.search.hybrid import Hit
+from chunkwise.wiring import Settings, setup_local_query_model
 from integration.conftest import OsHttp
 from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
@@ -188,8 +188,9 @@ def endpoint_url(embedder: MiniLMEmbedder) -> str:
     info = embed_endpoint.probe(url)
     if info is None:
         pytest.fail(
-            f"no embedding endpoint at {url}: start it with `python -m chunkwise.embed_endpoint "
-            "up` (scripts/with-services.sh and `chunkwise local up` do)",
+            f"no embedding endpoint at {url}: start it with "
+            "`python -m chunkwise.cli.embed_endpoint up`"
+            " (scripts/with-services.sh and `chunkwise local up` do)",
             pytrace=False,
         )
     assert info["model"] == embedder.name, f"the endpoint serves {info}, tests use {embedder.name}"

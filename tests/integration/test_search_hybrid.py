@@ -10,12 +10,12 @@ import pytest
 from bench.faults.readonly_proxy import ReadOnlyProxy
 from opensearchpy import OpenSearch
 
-from chunkwise.cli_index import main_search
-from chunkwise.embed import Embedder
-from chunkwise.index import ObjectVersion, make_doc_id, reconcile
-from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect
-from chunkwise.search import SearchFilters
-from chunkwise.search_opensearch import Searcher, detect_caps
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
+from chunkwise.adapters.opensearch.search import Searcher, detect_caps
+from chunkwise.cli.index import main_search
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
+from chunkwise.search.hybrid import SearchFilters
 from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder
-from chunkwise.index import make_doc_id, reconcile
-from chunkwise.index_opensearch import OpenSearchIndex
-from chunkwise.search import SearchFilters, bm25_clause
-from chunkwise.search_opensearch import Searcher
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import make_doc_id, reconcile
+from chunkwise.search.hybrid import SearchFilters, bm25_clause
 from integration.live_index import live_test_index
 from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
 

@@ -19,7 +19,7 @@ from chunk_invariants import (
     assert_token_cap,
 )
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.tokens import MINILM, HFTokenCounter, load_counter
+from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
 
 # The default model's sizer (multilingual-e5-small: SentencePiece, counted whole,
 # with the "passage: " prefix) and MiniLM's (WordPiece, summed through the word memo).

@@ -1,4 +1,4 @@
-"""Property tests for chunkwise.segment over multilingual text with emoji and marks."""
+"""Property tests for chunkwise.text.segment over multilingual text with emoji and marks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkwise.segment import (
+from chunkwise.text.segment import (
     _icu_boundaries,
     grapheme_boundaries,
     raw_sentence_boundaries,

@@ -9,8 +9,14 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from chunkwise import tokens
-from chunkwise.tokens import E5_SMALL, MINILM, PYTHON_WHITESPACE, HFTokenCounter, load_counter
+from chunkwise.chunking import tokens
+from chunkwise.chunking.tokens import (
+    E5_SMALL,
+    MINILM,
+    PYTHON_WHITESPACE,
+    HFTokenCounter,
+    load_counter,
+)
 
 MINILM_COUNTER = load_counter(model=MINILM)
 E5 = load_counter(model=E5_SMALL)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from chunkwise.budget import MIB, BudgetPolicy, DeadlineRetry, DocumentBudget, current_rss_bytes
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.extract import LimitExceeded
+from chunkwise.ingest.budget import (
+    MIB,
+    BudgetPolicy,
+    DeadlineRetry,
+    DocumentBudget,
+    current_rss_bytes,
+)
 
 
 class Clock:
@@ -67,7 +73,7 @@ def test_unbounded_never_fails_and_rss_is_readable_here() -> None:
 
 
 def test_a_process_already_over_the_ceiling_is_not_the_documents_fault() -> None:
-    from chunkwise.budget import MemoryRetry
+    from chunkwise.ingest.budget import MemoryRetry
 
     rss = [900 * MIB]  # what earlier documents left behind
     budget = DocumentBudget.for_invocation(60_000, 1000, clock=Clock(), rss=lambda: rss[0])

@@ -10,7 +10,7 @@ would read as a heading keeps its backslash.
 from __future__ import annotations
 
 from chunkwise import chunk_text
-from chunkwise.blocks import BlockType, parse_blocks
+from chunkwise.chunking.blocks import BlockType, parse_blocks
 from chunkwise.extract import extract
 from chunkwise.extract.markdown import separate_headings
 

@@ -13,10 +13,10 @@ import pytest
 
 from chunk_invariants import assert_all, assert_no_runts
 from chunkwise import ChunkerConfig, chunk_text, split_sentences
-from chunkwise.chunk import ChunkingReport
+from chunkwise.chunking.chunk import ChunkingReport
+from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError, TokenizerError
 from chunkwise.schema import ChunkKind
-from chunkwise.tokens import HFTokenCounter, load_counter
 
 EN_PARAS = [
     "Disconnect power before opening the cover. Then remove the four screws.",
@@ -312,7 +312,7 @@ def test_section_heading_carries_across_a_page_anchor(counter: HFTokenCounter) -
 def test_heading_over_32_kb_is_capped_in_heading_path_but_kept_in_the_body(
     counter: HFTokenCounter,
 ) -> None:
-    from chunkwise.chunk import MAX_HEADING_CHARS
+    from chunkwise.chunking.chunk import MAX_HEADING_CHARS
 
     title = "Wartung " * 5000  # 40,000 characters, far over Lucene's 32,766-byte term limit
     text = f"# {title}\n\n" + "\n\n".join(DE_PARAS) + "\n"
@@ -329,7 +329,7 @@ def test_heading_over_32_kb_is_capped_in_heading_path_but_kept_in_the_body(
 
 
 def test_cap_heading_cuts_at_a_space_and_keeps_combining_marks() -> None:
-    from chunkwise.chunk import cap_heading
+    from chunkwise.chunking.chunk import cap_heading
 
     assert cap_heading("kurz") == "kurz"
     capped = cap_heading("a" * 300 + " b", limit=256)

@@ -1,6 +1,6 @@
 """Hostile inputs: no crash, no quadratic blow-up, a documented result.
 
-Documented results (see chunkwise.blocks and chunkwise.chunk docstrings):
+Documented results (see chunkwise.chunking.blocks and chunkwise.chunking.chunk docstrings):
 - lone surrogates and NUL stay in `body` untouched; the indexed `text` has
   lone surrogates replaced by U+FFFD (the tokenizer cannot take them);
 - a BOM is ordinary text: it stays in the body, offsets count it;
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from chunk_invariants import assert_all, assert_coverage, assert_offsets
 from chunkwise import ChunkerConfig, chunk_text
+from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.schema import ChunkKind
-from chunkwise.tokens import HFTokenCounter
 
 
 def test_lone_surrogates_and_nul(counter: HFTokenCounter) -> None:

@@ -11,9 +11,9 @@ import pytest
 
 from chunk_invariants import assert_offsets
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.index import lang_fields
-from chunkwise.lang import detect_part_language
-from chunkwise.tokens import HFTokenCounter
+from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.index.bodies import lang_fields
+from chunkwise.text.lang import detect_part_language
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -11,13 +11,13 @@ import pytest
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
-from chunkwise.embed import Embedder, get_embedder
-from chunkwise.embed_bedrock import (
+from chunkwise.adapters.bedrock import (
     COHERE_MULTI_V3,
     TITAN_V2,
     CohereMultilingualV3Embedder,
     TitanV2Embedder,
 )
+from chunkwise.embedding.embed import Embedder, get_embedder
 from chunkwise.errors import ConfigError, PermanentError, TransientError
 
 

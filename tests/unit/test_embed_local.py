@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from chunkwise.embed import (
+from chunkwise.embedding.e5 import E5Embedder
+from chunkwise.embedding.embed import (
     MINILM_NAME,
     Embedder,
     EmbedderInfo,
@@ -18,7 +19,6 @@ from chunkwise.embed import (
     get_embedder,
     minilm_embedder,
 )
-from chunkwise.embed_e5 import E5Embedder
 from chunkwise.errors import ConfigError, TokenizerError
 
 

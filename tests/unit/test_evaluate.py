@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from chunkwise.baselines import chunk_with, fixed_size_spans, recursive_spans
-from chunkwise.config import ChunkerConfig
+from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.errors import ConfigError
-from chunkwise.evaluate import (
+from chunkwise.evaluation.baselines import chunk_with, fixed_size_spans, recursive_spans
+from chunkwise.evaluation.evaluate import (
     EvidenceError,
     Judgement,
     Question,

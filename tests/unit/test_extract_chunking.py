@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from chunkwise import chunk_text
+from chunkwise.chunking.rows import table_rows
 from chunkwise.extract import extract
-from chunkwise.rows import table_rows
 
 pytest.importorskip("pdfplumber")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chunkwise.extract.cli import main_extract
+from chunkwise.cli.extract import main_extract
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from test_index_fakes import make_chunks
 
-from chunkwise.embed import default_embedder, minilm_embedder
-from chunkwise.index import (
+from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
+from chunkwise.embedding.embed import default_embedder, minilm_embedder
+from chunkwise.index.bodies import (
     GenerationModel,
     IndexNames,
     ObjectVersion,
     index_body,
     model_mismatch,
 )
-from chunkwise.index_opensearch import GenerationError, OpenSearchIndex
 
 E5 = GenerationModel.of(default_embedder())
 MINILM = GenerationModel.of(minilm_embedder())

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from chunkwise.cli.local import LocalContext
 from chunkwise.errors import ConfigError, TransientError
-from chunkwise.index import make_doc_id
-from chunkwise.local import LocalContext
-from chunkwise.search import Citation, Hit, ScoreBreakdown
+from chunkwise.index.bodies import make_doc_id
+from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
 from unit.test_pipeline_fakes import BUCKET, DATA, load_event, make_rig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,7 +167,7 @@ def test_eventbridge_events_via_sqs_and_direct(ingest: tuple[ModuleType, Any]) -
 
 
 def test_rechunk_message_goes_to_the_generation(ingest: tuple[ModuleType, Any]) -> None:
-    from chunkwise.pipeline import change_message
+    from chunkwise.ingest.pipeline import change_message
 
     mod, rig = ingest
     rig.store.put("incoming/manual_en.md", MANUAL)
@@ -333,8 +333,8 @@ def test_query_unavailable_is_503() -> None:
 
 
 def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise import aws
-    from chunkwise.pipeline import GenerationCheck, SweepResult
+    from chunkwise import wiring as aws
+    from chunkwise.ingest.pipeline import GenerationCheck, SweepResult
 
     mod = load("reconcile")
     calls: list[Any] = []
@@ -362,7 +362,7 @@ def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise import aws
+    from chunkwise import wiring as aws
 
     mod = load("admin")
     sent: list[dict[str, Any]] = []
@@ -409,7 +409,7 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from chunkwise import aws
+    from chunkwise import wiring as aws
 
     role = "arn:aws:iam::123456789012:role/query-connector"
     monkeypatch.setenv("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN", role)
@@ -448,9 +448,9 @@ def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
 def test_model_path_setting_points_the_tokenizer_at_a_layer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from chunkwise.aws import load_settings
+    from chunkwise.chunking.tokens import configure_default_model, default_tokenizer_path
     from chunkwise.errors import ConfigError
-    from chunkwise.tokens import configure_default_model, default_tokenizer_path
+    from chunkwise.wiring import load_settings
 
     monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(tmp_path / "missing"))
     with pytest.raises(ConfigError, match="CHUNKWISE_MODEL_PATH"):
@@ -500,7 +500,7 @@ def test_malformed_message_is_logged_with_its_id_and_reason(
 
 
 def _record_for(key: str, message_id: str) -> dict[str, Any]:
-    from chunkwise.pipeline import change_message
+    from chunkwise.ingest.pipeline import change_message
 
     record = copy.deepcopy(load_event("sqs_s3_put.json")["Records"][0])  # type: ignore[index]
     record["messageId"] = message_id
@@ -616,7 +616,7 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
 def test_malformed_eventbridge_event_is_logged_before_it_fails(
     ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from chunkwise.pipeline import MessageError
+    from chunkwise.ingest.pipeline import MessageError
 
     mod, _rig = ingest
     event = {"source": "aws.s3", "id": "ev-1", "detail-type": "Object Created", "detail": {}}

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from chunkwise.index import (
+from chunkwise.index.bodies import (
     ObjectVersion,
     RevisionState,
     State,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_index_fakes import FakeIndex, FakeS3, make_chunks
 
 from chunkwise.errors import ConfigError, PermanentError
-from chunkwise.index import (
+from chunkwise.index.bodies import (
     MAPPING_REVISION,
     ROWS_FIELD,
     Action,
@@ -380,7 +380,7 @@ def test_revision_without_chunks_retires_older_ones_and_converges() -> None:
 
 
 def test_index_template_covers_the_prefix_without_a_vector_dimension() -> None:
-    from chunkwise.index import index_template_body, template_name
+    from chunkwise.index.bodies import index_template_body, template_name
 
     names = IndexNames("docs")
     body = index_template_body(names)

@@ -8,14 +8,14 @@ import pytest
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import RequestError, TransportError
 
-from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index_opensearch import (
+from chunkwise.adapters.opensearch.index import (
     RetryPolicy,
     TransientOpenSearchError,
     bulk_with_retries,
     is_transient,
     with_retries,
 )
+from chunkwise.errors import PermanentError, TransientError
 
 FAST = RetryPolicy(attempts=4, initial=0.001, maximum=0.002, jitter=0)
 
@@ -91,7 +91,7 @@ def test_bulk_gives_up_on_endless_throttling() -> None:
 
 
 def test_rejection_reasons_never_carry_document_text() -> None:
-    from chunkwise.index_opensearch import _reason
+    from chunkwise.adapters.opensearch.index import _reason
 
     secret = "Vertrauliche Gehaltsliste"
     immense = {

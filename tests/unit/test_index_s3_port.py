@@ -8,8 +8,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from chunkwise.adapters.s3 import BotoS3
 from chunkwise.errors import TransientError
-from chunkwise.s3 import BotoS3
 
 
 def _client() -> object:

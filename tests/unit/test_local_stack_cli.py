@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chunkwise import local
+from chunkwise.cli import local
 from chunkwise.errors import ChunkwiseError
 
 

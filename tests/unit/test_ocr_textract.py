@@ -6,9 +6,9 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from chunkwise.adapters.textract import MAX_IMAGE_BYTES, TextractOcr
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.extract.ocr import OcrPort
-from chunkwise.ocr_textract import MAX_IMAGE_BYTES, TextractOcr
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 

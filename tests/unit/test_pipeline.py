@@ -1,4 +1,4 @@
-"""chunkwise.pipeline over fakes: events -> reconcile -> index, artifacts, sweep, re-chunk."""
+"""chunkwise.ingest.pipeline over fakes: events -> reconcile -> index, artifacts, sweep, rechunk."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.extract import CorruptDocument, LimitExceeded, UnsupportedFormat
-from chunkwise.index import State, make_doc_id
-from chunkwise.pipeline import (
+from chunkwise.index.bodies import State, make_doc_id
+from chunkwise.ingest.pipeline import (
     MessageError,
     ObjectChange,
     build_config,
@@ -372,8 +372,8 @@ def test_percentiles() -> None:
 
 
 def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise.aws import BotoArtifactStore, BotoObjectStore, build_pipeline, load_settings
-    from chunkwise.ocr_textract import TextractOcr
+    from chunkwise.adapters.textract import TextractOcr
+    from chunkwise.wiring import BotoArtifactStore, BotoObjectStore, build_pipeline, load_settings
     from unit.test_pipeline_fakes import FakeEmbedder
 
     monkeypatch.setenv("CHUNKWISE_BUCKET", "docs-bucket")
@@ -440,7 +440,7 @@ def test_token_limit_is_checked_before_anything_is_embedded(counter: object) -> 
 def test_text_far_over_the_chunk_limit_is_refused_before_chunking(
     counter: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import chunkwise.chunk
+    import chunkwise.chunking.chunk
 
     rig = make_rig(counter, max_chunks_per_document=10)
     rig.store.put("incoming/wall.txt", b"Wort " * 20_000)
@@ -448,13 +448,13 @@ def test_text_far_over_the_chunk_limit_is_refused_before_chunking(
     def no_chunking(*a: object, **k: object) -> None:
         raise AssertionError("chunked a text that cannot fit the chunk limit")
 
-    monkeypatch.setattr(chunkwise.chunk, "chunk_text", no_chunking)
+    monkeypatch.setattr(chunkwise.chunking.chunk, "chunk_text", no_chunking)
     with pytest.raises(LimitExceeded, match="at least"):
         rig.pipeline.ingest(change("incoming/wall.txt"))
 
 
 def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
-    from chunkwise.budget import DocumentBudget
+    from chunkwise.ingest.budget import DocumentBudget
 
     clock = [0.0]
     rig = make_rig(counter)
@@ -474,8 +474,8 @@ def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
 
 
 def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> None:
-    from chunkwise.index import RevisionState
-    from chunkwise.pipeline import apply_retention, build_config
+    from chunkwise.index.bodies import RevisionState
+    from chunkwise.ingest.pipeline import apply_retention, build_config
     from unit.test_pipeline_fakes import FakeArtifactStore
 
     config = build_config(bucket=BUCKET, input_prefix="incoming/")
@@ -518,7 +518,7 @@ def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> No
 
 
 def test_retention_default_is_seven_days_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise.aws import load_settings
+    from chunkwise.wiring import load_settings
 
     monkeypatch.setenv("CHUNKWISE_BUCKET", BUCKET)
     monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")

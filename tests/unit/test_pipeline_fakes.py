@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chunkwise.errors import TransientError
-from chunkwise.index import ObjectVersion, State
-from chunkwise.pipeline import Pipeline, PipelineConfig
+from chunkwise.index.bodies import ObjectVersion, State
+from chunkwise.ingest.pipeline import Pipeline, PipelineConfig
 from unit.test_index_fakes import FakeIndex
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"

@@ -9,8 +9,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkwise.index import make_doc_id
-from chunkwise.pipeline import parse_message, sweep
+from chunkwise.index.bodies import make_doc_id
+from chunkwise.ingest.pipeline import parse_message, sweep
 from unit.test_pipeline_fakes import BUCKET, FakeLiveSet, make_rig
 
 KEYS = ["incoming/a.md", "incoming/Übersicht März.md", "incoming/x+y z.md"]

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from chunkwise.embed import query_prefix
-from chunkwise.embed_endpoint import BadRequest, embed_response, parse_embed_request
+from chunkwise.cli.embed_endpoint import BadRequest, embed_response, parse_embed_request
+from chunkwise.embedding.embed import query_prefix
 from chunkwise.errors import ConfigError
-from chunkwise.query_model import (
+from chunkwise.search.hybrid import SearchFilters, hybrid_query, hybrid_text_query, neural_query
+from chunkwise.search.query_model import (
     COHERE_MULTI_V3,
     TITAN_V2,
     QueryModelSpec,
@@ -21,7 +22,6 @@ from chunkwise.query_model import (
     model_name,
     pipeline_name,
 )
-from chunkwise.search import SearchFilters, hybrid_query, hybrid_text_query, neural_query
 
 E5 = QueryModelSpec("intfloat/multilingual-e5-small", 384, "query: ")
 URL = "http://127.0.0.1:9400"
@@ -73,7 +73,7 @@ def test_titan_connector_asks_for_the_ingestion_dimensions_normalised() -> None:
     assert body["protocol"] == "aws_sigv4"
     assert body["credential"] == {"roleArn": "arn:aws:iam::1:role/r"}
     sent = _render(action["request_body"], inputText="hello")
-    # chunkwise.embed_bedrock.TitanV2Embedder sends exactly these fields.
+    # chunkwise.adapters.bedrock.TitanV2Embedder sends exactly these fields.
     assert sent == {"inputText": "hello", "dimensions": 512, "normalize": True}
     assert action["pre_process_function"] == "connector.pre_process.bedrock.embedding"
     assert "/model/${parameters.model}/invoke" in action["url"]
@@ -167,7 +167,7 @@ def test_query_prefix_of_an_embedder_without_one_is_empty() -> None:
 
 
 def test_a_registered_model_says_which_embedder_it_serves() -> None:
-    from chunkwise.query_model import register_model_body, serves, spec_of
+    from chunkwise.search.query_model import register_model_body, serves, spec_of
 
     body = register_model_body("chunks-query-abc", "conn-1", E5)
     assert spec_of(body["description"]) == E5
@@ -177,7 +177,7 @@ def test_a_registered_model_says_which_embedder_it_serves() -> None:
 
 
 def test_a_serverless_collection_gets_no_query_model_on_rechunk() -> None:
-    from chunkwise.aws import Settings, attach_query_model_to
+    from chunkwise.wiring import Settings, attach_query_model_to
 
     class NoCalls:
         def __getattr__(self, name: str) -> Any:

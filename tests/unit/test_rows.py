@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunkwise.rows import header_cells, name_cells, split_cells, table_rows
+from chunkwise.chunking.rows import header_cells, name_cells, split_cells, table_rows
 
 HEADER = "| Plan | Monthly price | Storage |\n| --- | --- | --- |"
 

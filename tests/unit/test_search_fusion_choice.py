@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from opensearchpy.exceptions import AuthorizationException, NotFoundError, RequestError
 
-from chunkwise.index_opensearch import GenerationError
-from chunkwise.search import PIPELINE_NORM, PIPELINE_RRF
-from chunkwise.search_opensearch import Searcher, detect_caps, ensure_search_pipelines
+from chunkwise.adapters.opensearch.index import GenerationError
+from chunkwise.adapters.opensearch.search import Searcher, detect_caps, ensure_search_pipelines
+from chunkwise.search.hybrid import PIPELINE_NORM, PIPELINE_RRF
 
 
 class _Cat:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunkwise.search import (
+from chunkwise.search.hybrid import (
     DUPLICATE_SPAN_SHARE,
     RRF_K,
     SearchFilters,
@@ -215,10 +215,10 @@ def _rejections() -> list[Exception]:
 
 @pytest.mark.parametrize("exc", _rejections())
 def test_clause_limit_and_400_are_rejected_queries_not_retried(exc: Exception) -> None:
+    from chunkwise.adapters.opensearch.index import RetryPolicy
+    from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.errors import QueryRejected
-    from chunkwise.index_opensearch import RetryPolicy
-    from chunkwise.search import SearchFilters
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.search.hybrid import SearchFilters
 
     calls: list[int] = []
 

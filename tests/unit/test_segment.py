@@ -1,4 +1,4 @@
-"""Unit tests for chunkwise.segment (ICU segmentation + corrections). Pure, no I/O."""
+"""Unit tests for chunkwise.text.segment (ICU segmentation + corrections). Pure, no I/O."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chunkwise.segment import (
+from chunkwise.text.segment import (
     _icu_boundaries,
     grapheme_boundaries,
     raw_sentence_boundaries,

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
-from chunkwise import tokens
-from chunkwise.errors import TokenizerError
-from chunkwise.tokens import (
+from chunkwise.chunking import tokens
+from chunkwise.chunking.tokens import (
     DEFAULT_MODEL,
     MINILM,
     HFTokenCounter,
@@ -22,6 +21,7 @@ from chunkwise.tokens import (
     load_tokenizer_json,
     model_tokenizer_path,
 )
+from chunkwise.errors import TokenizerError
 
 
 def test_counts_are_not_truncated_at_the_packaged_128_tokens() -> None:

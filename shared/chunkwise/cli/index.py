@@ -1,4 +1,4 @@
-"""`chunkwise index ...` and `chunkwise search ...` entry points (wired by chunkwise.cli).
+"""`chunkwise index ...` and `chunkwise search ...` entry points (wired by chunkwise.cli.main).
 
     chunkwise index create [--generation G] [--swap]      build a new generation index
     chunkwise index swap G                               move write+read alias atomically
@@ -22,9 +22,14 @@ import json
 import os
 import sys
 
-from chunkwise.cli_common import HelpFormatter, parse_args, parser
+from chunkwise.cli.common import HelpFormatter, parse_args, parser
 from chunkwise.errors import ChunkwiseError
-from chunkwise.index import DEFAULT_PREFIX, IndexNames, new_generation_id, parse_duration_seconds
+from chunkwise.index.bodies import (
+    DEFAULT_PREFIX,
+    IndexNames,
+    new_generation_id,
+    parse_duration_seconds,
+)
 
 DEFAULT_URL = "http://127.0.0.1:9200"
 
@@ -85,7 +90,7 @@ def main_index(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    from chunkwise.index_opensearch import OpenSearchIndex, connect
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
 
     try:
         names = IndexNames(args.prefix)
@@ -94,8 +99,8 @@ def main_index(argv: list[str]) -> int:
             dimension = args.dimension
             model = tokenizer = ""
             if dimension is None or args.embedder:
-                from chunkwise.embed import get_embedder
-                from chunkwise.index import GenerationModel
+                from chunkwise.embedding.embed import get_embedder
+                from chunkwise.index.bodies import GenerationModel
 
                 emb = get_embedder(args.embedder)
                 dimension = dimension or emb.dimension
@@ -176,10 +181,10 @@ def main_search(argv: list[str]) -> int:
     if args.k < 1:
         print("chunkwise search: --k must be >= 1", file=sys.stderr)
         return 2
-    from chunkwise.embed import get_embedder
-    from chunkwise.index_opensearch import connect
-    from chunkwise.search import SearchFilters, format_hit
-    from chunkwise.search_opensearch import Searcher
+    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.search import Searcher
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.search.hybrid import SearchFilters, format_hit
 
     try:
         searcher = Searcher(

@@ -26,10 +26,10 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from chunkwise.config import ChunkerConfig
+from chunkwise.chunking.config import ChunkerConfig
+from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError
 from chunkwise.schema import Chunk, ChunkKind
-from chunkwise.tokens import HFTokenCounter, load_counter
 
 BaselineName = Literal["chunkwise", "fixed", "recursive"]
 BASELINES: tuple[str, ...] = ("chunkwise", "fixed", "recursive")
@@ -185,7 +185,7 @@ def chunk_with(
         config.tokenizer_path, config.max_tokens, config.add_special_tokens
     )
     if baseline == "chunkwise":
-        from chunkwise.chunk import chunk_text
+        from chunkwise.chunking.chunk import chunk_text
 
         return chunk_text(text, lang=lang, config=config, counter=tok)
     if not text.strip():

@@ -6,7 +6,7 @@ local runner (`chunkwise local run`) and in tests; handlers only adapt events.
 Reconcile, don't replay
 -----------------------
 An event only says that a key changed. `Pipeline.ingest` asks S3 for the key's
-current version (HEAD) and hands over to `chunkwise.index.reconcile`, which
+current version (HEAD) and hands over to `chunkwise.index.bodies.reconcile`, which
 indexes that exact revision if it is not live yet (GetObject with its
 VersionId -> limits -> extract -> store the canonical text and report in the
 artifacts location -> chunk -> embed in batches -> write pending -> flip live),
@@ -16,7 +16,7 @@ If the key is gone the document is retired (its chunks become ``deleted``).
 Identifiers
 -----------
 ``doc_id`` = first 32 hex digits of sha256(``bucket`` + NUL + ``key``)
-(`chunkwise.index.make_doc_id`): stable for the life of the key, the same in
+(`chunkwise.index.bodies.make_doc_id`): stable for the life of the key, the same in
 every generation, safe as ``_id`` prefix and routing value. The revision is the
 S3 VersionId (``etag-<etag>`` for unversioned buckets).
 
@@ -57,9 +57,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chunkwise import progress
-from chunkwise.budget import DocumentBudget
 from chunkwise.errors import ConfigError, PermanentError
-from chunkwise.index import (
+from chunkwise.index.bodies import (
     FAILURE_REASON_FIELD,
     GENERATION_RE,
     IndexPort,
@@ -70,14 +69,15 @@ from chunkwise.index import (
     make_doc_id,
     reconcile,
 )
+from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.schema import Chunk
 
 if TYPE_CHECKING:
-    from chunkwise.config import ChunkerConfig
-    from chunkwise.embed import Embedder
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.chunking.config import ChunkerConfig
+    from chunkwise.chunking.tokens import HFTokenCounter
+    from chunkwise.embedding.embed import Embedder
     from chunkwise.extract import ExtractLimits, OcrPort
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.tokens import HFTokenCounter
 
 log = logging.getLogger("chunkwise.pipeline")
 
@@ -96,7 +96,7 @@ EMBED_STEP = 16
 
 
 class ObjectStore(Protocol):
-    """The source bucket (real: `chunkwise.aws.BotoObjectStore`; tests: FakeObjectStore)."""
+    """The source bucket (real: `chunkwise.wiring.BotoObjectStore`; tests: FakeObjectStore)."""
 
     @property
     def bucket(self) -> str: ...
@@ -440,7 +440,7 @@ class Pipeline:
             if callable(token_counter):
                 self._counter = token_counter()
             else:
-                from chunkwise.tokens import load_counter
+                from chunkwise.chunking.tokens import load_counter
 
                 self._counter = load_counter(None, self.embedder.max_tokens, True)
         return self._counter
@@ -456,7 +456,7 @@ class Pipeline:
     @property
     def chunker_config(self) -> ChunkerConfig:
         if self._chunker_config is None:
-            from chunkwise.config import ChunkerConfig
+            from chunkwise.chunking.config import ChunkerConfig
 
             self._chunker_config = ChunkerConfig()
         return self._chunker_config
@@ -595,7 +595,7 @@ class Pipeline:
     def _load_chunks(
         self, version: ObjectVersion, doc_id: str, result: IngestResult, budget: DocumentBudget
     ) -> list[Chunk]:
-        from chunkwise.chunk import ChunkingReport, chunk_text
+        from chunkwise.chunking.chunk import ChunkingReport, chunk_text
         from chunkwise.extract import LimitExceeded, UnsupportedFormat, extract
 
         key = version.key
@@ -868,7 +868,7 @@ class OpenSearchLiveSet:
         return out
 
     def live_revisions(self) -> dict[str, set[str]]:
-        from chunkwise.index_opensearch import with_retries
+        from chunkwise.adapters.opensearch.index import with_retries
 
         out: dict[str, set[str]] = {}
         after: dict[str, Any] | None = None

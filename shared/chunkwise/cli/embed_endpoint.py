@@ -21,10 +21,10 @@ from the standard library needs no dependency, and nothing here is deployed (the
 stack never runs it). The model is loaded and warmed before the port opens, so the
 connector's first call does not wait for the weights.
 
-    python -m chunkwise.embed_endpoint up [--port N]   start in the background (idempotent)
-    python -m chunkwise.embed_endpoint down            stop what `up` started
-    python -m chunkwise.embed_endpoint status          exit 0 if it answers
-    python -m chunkwise.embed_endpoint serve [--port N]  run in the foreground
+    python -m chunkwise.cli.embed_endpoint up [--port N]   start in the background (idempotent)
+    python -m chunkwise.cli.embed_endpoint down            stop what `up` started
+    python -m chunkwise.cli.embed_endpoint status          exit 0 if it answers
+    python -m chunkwise.cli.embed_endpoint serve [--port N]  run in the foreground
 
 `chunkwise local up/down` start and stop it with the stack. The port: --port, else
 ``CHUNKWISE_EMBED_PORT``, else the OpenSearch HTTP port + 200 (9400 for 9200), so two
@@ -50,7 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from chunkwise.cli import parse_args
+from chunkwise.cli.main import parse_args
 from chunkwise.errors import ConfigError
 
 HOST = "127.0.0.1"
@@ -72,7 +72,7 @@ class QueryEncoder(Protocol):
 
 def local_encoder(spec: str) -> QueryEncoder:
     """The configured embedder, if it is a local model this endpoint can serve."""
-    from chunkwise.embed import get_embedder
+    from chunkwise.embedding.embed import get_embedder
 
     if spec.startswith("bedrock:"):
         raise ConfigError(
@@ -109,7 +109,7 @@ def parse_embed_request(body: bytes) -> tuple[str, list[str]]:
 
 
 def describe(encoder: QueryEncoder) -> dict[str, Any]:
-    from chunkwise.embed import query_prefix
+    from chunkwise.embedding.embed import query_prefix
 
     return {
         "model": encoder.name,
@@ -199,7 +199,7 @@ def start_in_thread(encoder: QueryEncoder, port: int = 0) -> RunningEndpoint:
 
 
 def state_dir() -> Path:
-    from chunkwise.local import repo_root
+    from chunkwise.cli.local import repo_root
 
     return repo_root() / ".local" / "embed-endpoint"
 
@@ -237,7 +237,7 @@ def _our_pid() -> int | None:
     except (OSError, ValueError):
         return None
     cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists() and b"chunkwise.embed_endpoint" not in cmdline.read_bytes():
+    if cmdline.exists() and b"chunkwise.cli.embed_endpoint" not in cmdline.read_bytes():
         return None
     return pid
 
@@ -257,7 +257,7 @@ def up(port: int | None = None, *, timeout: float = 120.0) -> tuple[str, bool]:
     d.mkdir(parents=True, exist_ok=True)
     log = (d / "endpoint.log").open("ab")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chunkwise.embed_endpoint", "serve", "--port", str(port)],
+        [sys.executable, "-m", "chunkwise.cli.embed_endpoint", "serve", "--port", str(port)],
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=log,
@@ -300,7 +300,7 @@ def down() -> bool:
 
 def serve(port: int) -> None:
     """Foreground: load and warm the model, then serve until SIGTERM/SIGINT."""
-    from chunkwise.aws import load_settings
+    from chunkwise.wiring import load_settings
 
     encoder = local_encoder(load_settings(need_bucket=False).embedder)
     encoder.embed_query("warm up")  # weights loaded before the port opens
@@ -314,7 +314,7 @@ def serve(port: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m chunkwise.embed_endpoint")
+    p = argparse.ArgumentParser(prog="python -m chunkwise.cli.embed_endpoint")
     p.add_argument("cmd", choices=["up", "down", "status", "serve"])
     p.add_argument("--port", type=int, default=None)
     args = parse_args(p, list(sys.argv[1:] if argv is None else argv))

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import ObjectVersion
+from chunkwise.index.bodies import ObjectVersion
 
-# Error codes shared by the S3/SQS adapters (here and in chunkwise.aws).
+# Error codes shared by the S3/SQS adapters (here and in chunkwise.wiring).
 OBJECT_MISSING = frozenset({"404", "NoSuchKey", "NotFound", "NoSuchVersion"})
 TRANSIENT_CODES = frozenset(
     {

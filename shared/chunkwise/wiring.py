@@ -22,9 +22,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from chunkwise.adapters.s3 import (
+    OBJECT_MISSING,
+    TRANSIENT_CODES,
+    BotoS3,
+    boto_client,
+    object_version,
+)
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import GenerationModel, IndexNames, IndexPort, ObjectVersion
-from chunkwise.pipeline import (
+from chunkwise.index.bodies import GenerationModel, IndexNames, IndexPort, ObjectVersion
+from chunkwise.ingest.pipeline import (
     DEFAULT_SUFFIXES,
     GenerationCheck,
     OpenSearchLiveSet,
@@ -35,14 +42,13 @@ from chunkwise.pipeline import (
     build_config,
     iter_batches,
 )
-from chunkwise.s3 import OBJECT_MISSING, TRANSIENT_CODES, BotoS3, boto_client, object_version
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
-    from chunkwise.embed import Embedder
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.query_model import QueryModelSpec
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.embedding.embed import Embedder
+    from chunkwise.search.query_model import QueryModelSpec
 
 log = logging.getLogger("chunkwise.aws")
 
@@ -67,7 +73,7 @@ def _classify(what: str, exc: Exception) -> Exception:
 
 
 class BotoObjectStore(BotoS3):
-    """ObjectStore over boto3 for one bucket (HEAD from `chunkwise.s3.BotoS3`)."""
+    """ObjectStore over boto3 for one bucket (HEAD from `chunkwise.adapters.s3.BotoS3`)."""
 
     def get_version(self, key: str, version_id: str) -> bytes:
         kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
@@ -197,7 +203,7 @@ class Settings(BaseSettings):
     # The IAM role OpenSearch assumes to call Bedrock for query embeddings (admin only).
     query_connector_role_arn: str = ""
     # Query function: "client" embeds the query and sends the vector; "cluster" sends
-    # the text and the generation's query model embeds it (chunkwise.query_model).
+    # the text and the generation's query model embeds it (chunkwise.search.query_model).
     query_embedding: Literal["client", "cluster"] = "client"
 
     def pipeline_config(self) -> PipelineConfig:
@@ -221,8 +227,8 @@ def load_settings(*, need_bucket: bool = True, **overrides: Any) -> Settings:
     """Settings from the environment; raises ConfigError naming the bad variables."""
     from pydantic import ValidationError
 
+    from chunkwise.chunking.tokens import configure_default_model
     from chunkwise.errors import ConfigError
-    from chunkwise.tokens import configure_default_model
 
     try:
         s = Settings(**overrides)
@@ -248,7 +254,7 @@ def load_settings(*, need_bucket: bool = True, **overrides: Any) -> Settings:
 
 def opensearch_client(settings: Settings) -> OpenSearch:
     """A client for the configured endpoint; SigV4 (``es`` or ``aoss``) when asked."""
-    from chunkwise.index_opensearch import connect
+    from chunkwise.adapters.opensearch.index import connect
 
     if settings.opensearch_auth == "none":
         return connect(settings.opensearch_url, timeout=settings.opensearch_timeout)
@@ -280,7 +286,7 @@ def opensearch_index(
 ) -> OpenSearchIndex:
     """The write alias, or the physical index of ``generation`` (re-chunk builds);
     with ``model``, writes are refused into a generation of another model."""
-    from chunkwise.index_opensearch import OpenSearchIndex
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
 
     names = settings.names
     target = names.index(generation) if generation else None
@@ -295,7 +301,7 @@ def build_pipeline(
     embedder: Embedder | None = None,
 ) -> Pipeline:
     """The production pipeline: boto3 S3, OpenSearch, the configured embedder."""
-    from chunkwise.embed import get_embedder
+    from chunkwise.embedding.embed import get_embedder
 
     config = settings.pipeline_config()
     client = os_client or opensearch_client(settings)
@@ -311,7 +317,7 @@ def build_pipeline(
 
     ocr = None
     if settings.ocr == "textract":
-        from chunkwise.ocr_textract import textract_ocr
+        from chunkwise.adapters.textract import textract_ocr
 
         ocr = textract_ocr(settings.region or None)
     return Pipeline(
@@ -336,15 +342,15 @@ def ensure_index(
     embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     """Idempotent index setup: index template, first generation + aliases, search pipelines
-    (`chunkwise.search_opensearch.ensure_search_pipelines`, the deploy-time step the
+    (`chunkwise.adapters.opensearch.search.ensure_search_pipelines`, the deploy-time step the
     read-only query path relies on).
 
     Creates nothing that exists already; a live generation is left as it is.
     """
-    from chunkwise.embed import get_embedder
-    from chunkwise.index import model_mismatch, new_generation_id
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.search_opensearch import ensure_search_pipelines
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.adapters.opensearch.search import ensure_search_pipelines
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.index.bodies import model_mismatch, new_generation_id
 
     client = client or opensearch_client(settings)
     names = settings.names
@@ -395,7 +401,7 @@ def run_sweep(
     embedder: Embedder | None = None,
 ) -> SweepResult:
     """Reconcile sweep; ``enqueue`` sends one message per drifted key to the queue."""
-    from chunkwise.pipeline import sweep
+    from chunkwise.ingest.pipeline import sweep
 
     client = os_client or opensearch_client(settings)
     config = settings.pipeline_config()
@@ -421,8 +427,8 @@ def run_retention(
 ) -> RetentionResult:
     """The retention step: chunks and artifacts of revisions deleted or superseded
     longer than ``older_than`` (default: the ``retention`` setting) ago."""
-    from chunkwise.index import parse_duration_seconds
-    from chunkwise.pipeline import apply_retention
+    from chunkwise.index.bodies import parse_duration_seconds
+    from chunkwise.ingest.pipeline import apply_retention
 
     config = settings.pipeline_config()
     return apply_retention(
@@ -442,10 +448,10 @@ def start_rechunk(
     embedder: Embedder | None = None,
 ) -> tuple[str, int]:
     """Create a new generation index and enqueue one rechunk message per object."""
-    from chunkwise.embed import get_embedder
-    from chunkwise.index import new_generation_id
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.pipeline import fan_out_rechunk
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.index.bodies import new_generation_id
+    from chunkwise.ingest.pipeline import fan_out_rechunk
 
     if not settings.queue_url:
         from chunkwise.errors import ConfigError
@@ -477,8 +483,8 @@ def finish_rechunk(
 ) -> GenerationCheck:
     """Swap both aliases to ``generation`` if it holds exactly the bucket's current
     revisions (or ``force``); otherwise leave the live generation alone."""
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.pipeline import verify_generation
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.ingest.pipeline import verify_generation
 
     client = os_client or opensearch_client(settings)
     config = settings.pipeline_config()
@@ -491,12 +497,12 @@ def finish_rechunk(
 
 # --------------------------------------------------------------------------- query model
 # The cluster embeds `neural` queries itself through an ML Commons remote model
-# (chunkwise.query_model). Kept apart from `ensure_index`: it is a second setup step.
+# (chunkwise.search.query_model). Kept apart from `ensure_index`: it is a second setup step.
 
 
 def query_model_spec(embedder: Embedder) -> QueryModelSpec:
-    from chunkwise.embed import query_prefix
-    from chunkwise.query_model import QueryModelSpec
+    from chunkwise.embedding.embed import query_prefix
+    from chunkwise.search.query_model import QueryModelSpec
 
     return QueryModelSpec(embedder.name, embedder.dimension, query_prefix(embedder))
 
@@ -517,14 +523,14 @@ def setup_query_model(
     generation of its embedder (``_meta.query_model_id``, ``index.search.default_pipeline``).
     A generation of another embedder is left alone: its queries need its own model,
     attached when it was built (`attach_query_model_to`)."""
-    from chunkwise.errors import ConfigError
-    from chunkwise.index_opensearch import OpenSearchIndex
-    from chunkwise.query_model import serves
-    from chunkwise.query_model_opensearch import (
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
+    from chunkwise.adapters.opensearch.query_model import (
         attach_query_model,
         ensure_query_model,
         index_meta,
     )
+    from chunkwise.errors import ConfigError
+    from chunkwise.search.query_model import serves
 
     client = client or opensearch_client(settings)
     ix = OpenSearchIndex(client, settings.names)
@@ -550,7 +556,7 @@ def attach_query_model_to(
 ) -> str:
     """A new generation gets the query model already registered for its embedder (by
     the last admin run or `chunkwise local up`); returns its id, "" if there is none."""
-    from chunkwise.query_model_opensearch import attach_query_model, find_model_for
+    from chunkwise.adapters.opensearch.query_model import attach_query_model, find_model_for
 
     # Serverless collections have no ML Commons connectors.
     if settings.opensearch_auth == "sigv4-aoss" or not has_ml_commons(client):
@@ -566,9 +572,9 @@ def setup_bedrock_query_model(
     settings: Settings, *, client: OpenSearch | None = None, embedder: Embedder | None = None
 ) -> dict[str, str]:
     """AWS: the Bedrock connector for the model ingestion uses, then `setup_query_model`."""
-    from chunkwise.embed import get_embedder
+    from chunkwise.embedding.embed import get_embedder
     from chunkwise.errors import ConfigError
-    from chunkwise.query_model import bedrock_connector_body
+    from chunkwise.search.query_model import bedrock_connector_body
 
     emb = embedder or get_embedder(settings.embedder)
     if not settings.embedder.startswith("bedrock:"):
@@ -592,8 +598,8 @@ def setup_local_query_model(
     embedder: Embedder | None = None,
 ) -> dict[str, str]:
     """Local node: the connector to chunkwise's loopback endpoint, then `setup_query_model`."""
-    from chunkwise.embed import get_embedder
-    from chunkwise.query_model import local_connector_body
+    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.search.query_model import local_connector_body
 
     spec = query_model_spec(embedder or get_embedder(settings.embedder))
     connector = local_connector_body(spec, endpoint_url)

@@ -19,7 +19,7 @@ the filtered read alias). If any chunk is rejected, the chunks of that
 revision that did get in are deleted again and `MappingRejectedError` (a
 `PermanentError`) is raised; `flip_live` never runs for it.
 
-Index-only fields and the Chunk contract: see `chunkwise.index`.
+Index-only fields and the Chunk contract: see `chunkwise.index.bodies`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from tenacity import (
 )
 
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index import (
+from chunkwise.index.bodies import (
     GenerationModel,
     IndexNames,
     ModelMismatchError,

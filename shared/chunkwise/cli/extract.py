@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from chunkwise.cli_common import (
+from chunkwise.cli.common import (
     EXIT_INPUT,
     EXIT_OK,
     EXIT_USAGE,
@@ -29,9 +29,8 @@ from chunkwise.cli_common import (
     warn,
 )
 from chunkwise.errors import InputError
-
-from .errors import ExtractionError
-from .limits import ExtractLimits
+from chunkwise.extract.errors import ExtractionError
+from chunkwise.extract.limits import ExtractLimits
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,9 +69,8 @@ def main_extract(argv: Sequence[str]) -> int:
     except ValueError as exc:
         print(f"chunkwise extract: invalid limit: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from chunkwise.cli import read_input
-
-    from . import extract
+    from chunkwise.cli.main import read_input
+    from chunkwise.extract import extract
 
     name = None if args.file == "-" else args.file
     try:

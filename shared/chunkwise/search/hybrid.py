@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chunkwise.index import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD, State, revision_sort_key
+from chunkwise.index.bodies import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD, State, revision_sort_key
 
 RRF_K = 60
 PIPELINE_RRF = "chunkwise-rrf"
@@ -191,7 +191,7 @@ def neural_clause(
     query: str, k: int, filters: SearchFilters, model_id: str | None = None
 ) -> dict[str, Any]:
     """k-NN on ``embedding`` with the query embedded by the cluster (ML Commons, see
-    `chunkwise.query_model`). Without a model id, the generation's default search
+    `chunkwise.search.query_model`). Without a model id, the generation's default search
     pipeline fills in the model that serves it."""
     inner: dict[str, Any] = {
         "query_text": query,

@@ -4,7 +4,7 @@
   ``hybrid`` query's BM25 and k-NN sub-results: RRF (``score-ranker-processor``,
   neural-search >= 2.19) or, on older plugins, min-max normalisation + mean.
   One round trip; the score breakdown has the fused score only.
-- ``client``: two searches (BM25, k-NN) fused by `chunkwise.search.rrf` (k=60);
+- ``client``: two searches (BM25, k-NN) fused by `chunkwise.search.hybrid.rrf` (k=60);
   the breakdown has both retrievers' scores and ranks.
 - ``auto`` (default): ``server`` if the plugin is there, else ``client``.
 
@@ -25,11 +25,11 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
-from chunkwise.embed import Embedder
+from chunkwise.adapters.opensearch.index import RetryPolicy, check_generation_model, with_retries
+from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import PermanentError, QueryRejected
-from chunkwise.index import GenerationModel, IndexNames
-from chunkwise.index_opensearch import RetryPolicy, check_generation_model, with_retries
-from chunkwise.search import (
+from chunkwise.index.bodies import GenerationModel, IndexNames
+from chunkwise.search.hybrid import (
     PIPELINE_NORM,
     PIPELINE_RRF,
     Hit,
@@ -79,7 +79,7 @@ def ensure_search_pipelines(client: OpenSearch, policy: RetryPolicy | None = Non
     ('' without neural-search).
 
     The only place chunkwise writes search pipelines: the admin custom resource at
-    deploy time and ``chunkwise local up`` call it (through `chunkwise.aws.ensure_index`),
+    deploy time and ``chunkwise local up`` call it (through `chunkwise.wiring.ensure_index`),
     the query path never does (its role may only read). RRF needs neural-search >= 2.19
     (``score-ranker-processor``); older plugins get min-max normalisation instead.
     Further deploy-time search setup (a default pipeline, model connectors) belongs here.
@@ -170,7 +170,7 @@ class Searcher:
         query_model_id: str | None = None,
     ) -> None:
         """``query_embedding="cluster"``: send the query text and let the cluster embed it
-        (ML Commons, `chunkwise.query_model`); the generation's default search pipeline
+        (ML Commons, `chunkwise.search.query_model`); the generation's default search pipeline
         names the model and fuses the hybrid query, unless ``query_model_id`` is given.
         The embedder then only says which languages the model reads."""
         self.client = client
@@ -229,7 +229,7 @@ class Searcher:
         if not self.embedder_reads(qlang):
             return postprocess(self._lexical(query, window, f, qlang), k)
         if self.query_embedding == "cluster":
-            # The generation's own query model embeds the text (chunkwise.query_model).
+            # The generation's own query model embeds the text (chunkwise.search.query_model).
             return postprocess(self._cluster_embedded(query, window, f, qlang), k)
         self.check_model()
         self._check_query_fits(query)

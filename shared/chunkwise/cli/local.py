@@ -7,7 +7,7 @@
         stack; creates the versioned bucket, the ingest queue + DLQ (redrive after
         maxReceiveCount), the bucket notification for the input prefix, the index
         generation, aliases and search pipeline; starts the loopback embedding
-        endpoint (chunkwise.embed_endpoint) and registers it as the cluster's query
+        endpoint (chunkwise.cli.embed_endpoint) and registers it as the cluster's query
         model (ML Commons), the live generation's default search pipeline fusing
         hybrid queries; writes .local/chunkwise-local.json
     chunkwise local run [--until-idle S] [--max-seconds S]
@@ -48,7 +48,7 @@ from types import ModuleType
 from typing import Any
 
 from chunkwise import progress
-from chunkwise.cli_common import (
+from chunkwise.cli.common import (
     HelpFormatter,
     add_progress_flag,
     parse_args,
@@ -70,9 +70,9 @@ def local_url(port_var: str, default: str) -> str:
 
 
 def repo_root() -> Path:
-    """The checkout this package runs from (shared/chunkwise/local.py -> repo)."""
+    """The checkout this package runs from (shared/chunkwise/cli/local.py -> repo)."""
     env = os.environ.get("CHUNKWISE_REPO")
-    return Path(env) if env else Path(__file__).resolve().parents[2]
+    return Path(env) if env else Path(__file__).resolve().parents[3]
 
 
 def state_path() -> Path:
@@ -116,7 +116,7 @@ class StackConfig:
         return None if self.endpoint in ("", "aws") else self.endpoint
 
     def env(self) -> dict[str, str]:
-        """What the handler / CLI read (chunkwise.aws.Settings) for this stack."""
+        """What the handler / CLI read (chunkwise.wiring.Settings) for this stack."""
         return {
             "AWS_ENDPOINT_URL": self.endpoint_url or "",
             "AWS_DEFAULT_REGION": self.region,
@@ -274,7 +274,7 @@ def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
     except Exception as exc:
         failures.append(f"S3/SQS: {exc}")
     try:
-        from chunkwise.query_model_opensearch import delete_query_models
+        from chunkwise.adapters.opensearch.query_model import delete_query_models
 
         delete_query_models(opensearch, cfg.index_prefix)
     except Exception as exc:
@@ -290,7 +290,7 @@ def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
 
 
 def setup_index(cfg: StackConfig) -> dict[str, Any]:
-    from chunkwise.aws import ensure_index, load_settings
+    from chunkwise.wiring import ensure_index, load_settings
 
     apply_env(cfg.env())
     info = ensure_index(load_settings())
@@ -303,8 +303,8 @@ def setup_query_model(cfg: StackConfig, *, start: bool = True) -> str:
     model (``start``; else use it if it answers), register it in ML Commons and attach
     it to the live generation. Returns the model id, or "" when the cluster, the
     embedder or the endpoint cannot (said why)."""
-    from chunkwise import embed_endpoint
-    from chunkwise.aws import (
+    from chunkwise.cli import embed_endpoint
+    from chunkwise.wiring import (
         has_ml_commons,
         load_settings,
         opensearch_client,
@@ -365,7 +365,7 @@ class LocalContext:
     function_name = "chunkwise-ingest-local"
     function_version = "$LATEST"
     # No Lambda memory limit applies to a local process; Lambda's largest size keeps
-    # the per-document memory ceiling (chunkwise.budget) for runaway documents only.
+    # the per-document memory ceiling (chunkwise.ingest.budget) for runaway documents only.
     memory_limit_in_mb = 10240
     invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:chunkwise-ingest-local"
     log_group_name = "/local/chunkwise-ingest"
@@ -623,7 +623,7 @@ def main_local(argv: Sequence[str]) -> int:
         cfg = load_state() or StackConfig()
         which = ["localstack", "opensearch", "embed-endpoint"] if args.all else list(cfg.started)
         if "embed-endpoint" in which:
-            from chunkwise import embed_endpoint
+            from chunkwise.cli import embed_endpoint
 
             embed_endpoint.down()
         if "localstack" in which:
@@ -656,7 +656,7 @@ def _status() -> int:
         rc = 1
     if _script("scripts/localstack.sh", "status") != 0:
         rc = 1
-    from chunkwise import embed_endpoint
+    from chunkwise.cli import embed_endpoint
 
     url = (cfg.embed_url if cfg else "") or embed_endpoint.endpoint_url()
     info = embed_endpoint.probe(url)
@@ -673,7 +673,7 @@ def _status() -> int:
             f"queue {cfg.queue}: {d['queue']} waiting, {d['queue_in_flight']} in flight; "
             f"DLQ {cfg.dlq}: {d['dlq']}"
         )
-        from chunkwise.aws import load_settings, opensearch_index
+        from chunkwise.wiring import load_settings, opensearch_index
 
         ix = opensearch_index(load_settings())
         _say(f"live generation: {ix.live_generation()} (started by up: {cfg.started or 'none'})")
@@ -705,8 +705,8 @@ def main_ingest(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     _settings_env()
-    from chunkwise.aws import build_pipeline, load_settings
-    from chunkwise.pipeline import ObjectChange
+    from chunkwise.ingest.pipeline import ObjectChange
+    from chunkwise.wiring import build_pipeline, load_settings
 
     settings = load_settings()
     pipeline = build_pipeline(settings)
@@ -751,7 +751,7 @@ def main_reconcile(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     _settings_env()
-    from chunkwise.aws import (
+    from chunkwise.wiring import (
         finish_rechunk,
         load_settings,
         run_retention,

@@ -2,7 +2,7 @@
 
 Each subcommand imports its stage lazily, so `chunkwise chunk` never loads
 OpenSearch or AWS clients. Shared conventions (stdout for results, stderr for
-the rest, exit codes, progress) live in `chunkwise.cli_common`.
+the rest, exit codes, progress) live in `chunkwise.cli.common`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chunkwise import progress
-from chunkwise.cli_common import (
+from chunkwise.cli.common import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INPUT,
@@ -35,7 +35,7 @@ from chunkwise.cli_common import (
 from chunkwise.errors import ChunkwiseError, ConfigError, InputError
 
 if TYPE_CHECKING:
-    from chunkwise.config import ChunkerConfig
+    from chunkwise.chunking.config import ChunkerConfig
     from chunkwise.extract import Extraction
 
 __all__ = ["main", "main_chunk", "model_facts", "parse_args"]
@@ -43,25 +43,25 @@ __all__ = ["main", "main_chunk", "model_facts", "parse_args"]
 # Subcommands owned by other stages: name -> (module, function taking argv, summary).
 _DELEGATED: dict[str, tuple[str, str, str]] = {
     "extract": (
-        "chunkwise.extract.cli",
+        "chunkwise.cli.extract",
         "main_extract",
         "print a document's canonical text (what chunk offsets refer to) or its report",
     ),
-    "search": ("chunkwise.cli_index", "main_search", "hybrid BM25 + k-NN search, with citations"),
+    "search": ("chunkwise.cli.index", "main_search", "hybrid BM25 + k-NN search, with citations"),
     "index": (
-        "chunkwise.cli_index",
+        "chunkwise.cli.index",
         "main_index",
         "create, swap, drop, sweep or list index generations",
     ),
     "eval": (
-        "chunkwise.evaluate",
+        "chunkwise.evaluation.evaluate",
         "main_eval",
         "retrieval evaluation of chunker configurations on a labelled corpus",
     ),
-    "local": ("chunkwise.local", "main_local", "the local stack: up, down, status, env, run"),
-    "ingest": ("chunkwise.local", "main_ingest", "ingest S3 keys now, without the queue"),
+    "local": ("chunkwise.cli.local", "main_local", "the local stack: up, down, status, env, run"),
+    "ingest": ("chunkwise.cli.local", "main_ingest", "ingest S3 keys now, without the queue"),
     "reconcile": (
-        "chunkwise.local",
+        "chunkwise.cli.local",
         "main_reconcile",
         "sweep bucket vs index; re-chunk into a new generation; finish (verify + swap)",
     ),
@@ -94,7 +94,7 @@ def model_facts() -> dict[str, str | int]:
     The one place the command line learns the model's limit from, so that a
     change of the default model changes the refusal of `--max-tokens` too.
     """
-    from chunkwise.tokens import DEFAULT_MODEL
+    from chunkwise.chunking.tokens import DEFAULT_MODEL
 
     distribution = DEFAULT_MODEL.distribution.split("==")[0]
     return {
@@ -134,7 +134,7 @@ def _version(name: str) -> str:
 
 
 def _chunk_parser() -> argparse.ArgumentParser:
-    from chunkwise.config import ChunkerConfig
+    from chunkwise.chunking.config import ChunkerConfig
 
     defaults = ChunkerConfig()
     p = parser(
@@ -201,7 +201,7 @@ def _chunk_parser() -> argparse.ArgumentParser:
 
 def chunker_config(args: argparse.Namespace) -> ChunkerConfig:
     """The chunker settings of the options, refusing limits that cannot be right."""
-    from chunkwise.config import ChunkerConfig
+    from chunkwise.chunking.config import ChunkerConfig
 
     limit = int(model_facts()["max_tokens"])
     if args.max_tokens is not None and args.max_tokens > limit:
@@ -284,9 +284,9 @@ def main_chunk(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     config = chunker_config(args)
-    from chunkwise.chunk import ChunkingReport, chunk_text
+    from chunkwise.chunking.chunk import ChunkingReport, chunk_text
+    from chunkwise.chunking.tokens import load_counter
     from chunkwise.extract import ExtractionError
-    from chunkwise.tokens import load_counter
 
     counter = load_counter(config.tokenizer_path, config.max_tokens, config.add_special_tokens)
     rc = EXIT_OK

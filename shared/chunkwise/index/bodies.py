@@ -1,7 +1,7 @@
 """Index generations, aliases, documents and the revision protocol (pure; no I/O).
 
 DESIGN section 4. Everything here builds request bodies or decides what to do;
-`chunkwise.index_opensearch` sends them. Names:
+`chunkwise.adapters.opensearch.index` sends them. Names:
 
 - physical index per generation: ``<prefix>-<generation>`` (default prefix ``chunks``)
 - read alias ``<prefix>`` (filtered: only ``state == live`` chunks are visible)
@@ -34,8 +34,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
+from chunkwise.chunking.rows import table_rows
 from chunkwise.errors import ConfigError, PermanentError, TransientError
-from chunkwise.rows import table_rows
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 
 DEFAULT_PREFIX = "chunks"
@@ -49,7 +49,7 @@ LANG_FIELDS: Mapping[str, str] = {"en": "text_en", "de": "text_de"}
 LANG_ANALYZERS: Mapping[str, str] = {"en": "english", "de": "german"}
 TEXT_FIELD = "text"  # standard analyzer, always filled (language-neutral fallback)
 #: Index-only nested field: one object per table row of the chunk, each row's cells
-#: named by their column (`chunkwise.rows`), analysed like the chunk's text
+#: named by their column (`chunkwise.chunking.rows`), analysed like the chunk's text
 #: (``rows.text`` plus ``rows.text_<lang>``). BM25 adds the best row's score.
 ROWS_FIELD = "rows"
 # Bumped whenever the generation mapping gains a field. The deploy-time index

@@ -28,11 +28,14 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from chunkwise import progress
-from chunkwise.baselines import chunk_with
-from chunkwise.chunk import is_runt
-from chunkwise.embed import Embedder, default_embedder
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
+from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
+from chunkwise.chunking.chunk import is_runt
+from chunkwise.chunking.tokens import HFTokenCounter, load_counter
+from chunkwise.embedding.embed import Embedder, default_embedder
 from chunkwise.errors import ChunkwiseError
-from chunkwise.evaluate import (
+from chunkwise.evaluation.baselines import chunk_with
+from chunkwise.evaluation.evaluate import (
     Corpus,
     EvalConfig,
     Judgement,
@@ -48,10 +51,9 @@ from chunkwise.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.index import GenerationModel, IndexNames, make_doc_id, new_generation_id
-from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect, with_retries
+from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id, new_generation_id
 from chunkwise.schema import Chunk
-from chunkwise.search import (
+from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
     bm25_query,
@@ -60,8 +62,6 @@ from chunkwise.search import (
     knn_query,
     postprocess,
 )
-from chunkwise.search_opensearch import Searcher, ensure_search_pipelines
-from chunkwise.tokens import HFTokenCounter, load_counter
 
 log = logging.getLogger("chunkwise.eval")
 BUCKET = "eval"

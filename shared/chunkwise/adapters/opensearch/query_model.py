@@ -2,7 +2,7 @@
 
 Used at setup time only (the admin custom resource on AWS, `chunkwise local up`
 locally), never on the query path. Idempotent: the model's name is derived from the
-connector's content (`chunkwise.query_model.model_name`), so a second run finds the
+connector's content (`chunkwise.search.query_model.model_name`), so a second run finds the
 model of the first and only deploys it again if the cluster undeployed it.
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
 
+from chunkwise.adapters.opensearch.index import RetryPolicy, with_retries
 from chunkwise.errors import ChunkwiseError
-from chunkwise.index_opensearch import RetryPolicy, with_retries
-from chunkwise.query_model import (
+from chunkwise.search.query_model import (
     MODEL_NAME_INFIX,
     QueryModelSpec,
     attach_check,
@@ -174,7 +174,7 @@ def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
 
 def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: QueryModelSpec) -> str:
     """Record ``model_id`` in the generation's ``_meta`` and make its pipeline the index's
-    default. Refuses a model of another embedder (`chunkwise.query_model.attach_check`)."""
+    default. Refuses a model of another embedder (`chunkwise.search.query_model.attach_check`)."""
     meta = index_meta(client, index)
     attach_check(meta, spec)
     pipeline = ensure_default_pipeline(client, model_id)

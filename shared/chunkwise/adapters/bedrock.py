@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from chunkwise.errors import ConfigError, PermanentError, TransientError
 
 if TYPE_CHECKING:
-    from chunkwise.tokens import HFTokenCounter
+    from chunkwise.chunking.tokens import HFTokenCounter
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 COHERE_MULTI_V3 = "cohere.embed-multilingual-v3"
@@ -51,7 +51,12 @@ def _estimate_counter(model_id: str, max_tokens: int) -> HFTokenCounter:
     """MiniLM's WordPiece tokenizer (the tokenizer layer in Lambda) as the sizer of
     a Bedrock model: it splits German into more pieces than the multilingual
     models' own tokenizers, so its estimate errs on the safe side."""
-    from chunkwise.tokens import MINILM, configured_model_path, load_counter, model_tokenizer_path
+    from chunkwise.chunking.tokens import (
+        MINILM,
+        configured_model_path,
+        load_counter,
+        model_tokenizer_path,
+    )
 
     path = configured_model_path() or model_tokenizer_path(MINILM)
     return load_counter(path, None, True).sizing_for(model_id, max_tokens)

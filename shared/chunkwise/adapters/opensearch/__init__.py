@@ -1,0 +1,1 @@
+"""opensearch-py adapters: index generations and revisions, hybrid search, ML Commons."""

@@ -1,0 +1,1 @@
+"""Canonical text -> citable chunks: config, blocks, table rows, token sizing, the chunker."""

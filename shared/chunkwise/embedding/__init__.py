@@ -1,0 +1,1 @@
+"""The embedder port and the local models (multilingual-e5-small, all-MiniLM-L6-v2)."""

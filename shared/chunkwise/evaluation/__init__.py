@@ -1,0 +1,1 @@
+"""Retrieval evaluation: `chunkwise eval` (not shipped in the Lambda packages)."""

@@ -1,0 +1,1 @@
+"""Index generations, mapping, chunk documents, revision queries: request bodies (pure)."""

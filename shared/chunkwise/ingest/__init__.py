@@ -1,0 +1,1 @@
+"""The ingest pipeline: object changes to index revisions, within a per-document budget."""

@@ -1,12 +1,6 @@
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-# Lets tests import the shared helpers in tests/ (chunk_invariants) by name.
-sys.path.insert(0, str(Path(__file__).parent))
 
 from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
 

@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_cli_process import CLI
+
+from tests.cli.test_cli_process import CLI
 
 ROOT = Path(__file__).resolve().parents[2] / ".local/mixed/root/usr/share/debian-reference"
 ENGLISH_PARAGRAPHS = {

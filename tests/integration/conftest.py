@@ -20,7 +20,7 @@ from opensearchpy import OpenSearch
 
 from chunkwise.adapters.opensearch.index import connect
 from chunkwise.embedding.embed import Embedder, default_embedder
-from embed_cache import CachedEmbedder
+from tests.embed_cache import CachedEmbedder
 
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
 

@@ -15,9 +15,10 @@ from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder, minilm_embedder
 from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id, reconcile
-from embed_cache import CachedEmbedder
-from integration.live_index import drop_prefix
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.embed_cache import CachedEmbedder
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import drop_prefix
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +37,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
     drop_prefix(client, n)
 
 
-def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeS3) -> None:
+def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeBucket) -> None:
     doc = make_doc_id(BUCKET, KEY)
     reconcile(
         KEY,
@@ -59,8 +60,8 @@ def test_model_change_is_a_new_generation(
     client: OpenSearch, embedder: Embedder, names: IndexNames
 ) -> None:
     old: Embedder = CachedEmbedder(minilm_embedder())  # type: ignore[assignment]
-    s3 = FakeS3(BUCKET)
-    s3.put(KEY, "v1", "2025-04-01T00:00:00Z")
+    s3 = FakeBucket(BUCKET)
+    s3.put_version(KEY, "v1", "2025-04-01T00:00:00Z")
     setup = OpenSearchIndex(client, names)
     _generation(setup, "g1", old)
     setup.swap("g1")
@@ -69,7 +70,7 @@ def test_model_change_is_a_new_generation(
 
     # The new model may neither write into nor query the old model's generation
     # (a new S3 version, so that the revision has to be written).
-    s3.put(KEY, "v2", "2025-04-02T00:00:00Z")
+    s3.put_version(KEY, "v2", "2025-04-02T00:00:00Z")
     new_writer = OpenSearchIndex(client, names, model=GenerationModel.of(embedder))
     with pytest.raises(GenerationError, match=r"g1 was built with the model sentence-trans"):
         _fill(new_writer, embedder, s3)

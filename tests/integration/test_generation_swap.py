@@ -16,8 +16,9 @@ from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli.index import main_index
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.bodies import IndexNames, make_doc_id, reconcile, template_name
-from integration.live_index import drop_prefix
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import drop_prefix
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +40,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
     drop_prefix(client, n)
 
 
-def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeS3) -> None:
+def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeBucket) -> None:
     for key, paras in DOCS.items():
         doc = make_doc_id(BUCKET, key)
         reconcile(
@@ -55,9 +56,9 @@ def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeS3) -> None:
 def test_swap_while_serving(
     client: OpenSearch, embedder: Embedder, names: IndexNames
 ) -> None:
-    s3 = FakeS3(BUCKET)
+    s3 = FakeBucket(BUCKET)
     for key in DOCS:
-        s3.put(key, "v1", "2025-04-01T00:00:00Z")
+        s3.put_version(key, "v1", "2025-04-01T00:00:00Z")
     ix = OpenSearchIndex(client, names)
     ix.create_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
     ix.swap("g1")
@@ -127,11 +128,11 @@ def test_cli_create_swap_sweep_drop(
     ix = OpenSearchIndex(client, names)
     assert ix.live_generation() == names.index("a2")
     # superseded chunks are swept once older than the retention
-    s3 = FakeS3(BUCKET)
+    s3 = FakeBucket(BUCKET)
     key = "sweep/doc.md"
     doc = make_doc_id(BUCKET, key)
     for rev, day in (("r1", 1), ("r2", 2)):
-        s3.put(key, rev, f"2025-05-0{day}T00:00:00Z")
+        s3.put_version(key, rev, f"2025-05-0{day}T00:00:00Z")
         reconcile(
             key,
             doc,

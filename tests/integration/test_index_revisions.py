@@ -38,8 +38,9 @@ from chunkwise.index.bodies import (
     reconcile_sweep,
 )
 from chunkwise.search.hybrid import SearchFilters
-from integration.live_index import live_test_index
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import live_test_index
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +62,7 @@ def _paragraphs(v: ObjectVersion) -> list[str]:
 
 
 def _reconcile(
-    key: str, s3: FakeS3, ix: OpenSearchIndex, embedder: Embedder, **kw: Any
+    key: str, s3: FakeBucket, ix: OpenSearchIndex, embedder: Embedder, **kw: Any
 ) -> Any:
     doc = make_doc_id(BUCKET, key)
     return reconcile(
@@ -91,12 +92,12 @@ def _all_queries_revisions(
 def test_after_r2_no_query_returns_r1(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/orchard.md"
+    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/orchard.md"
     doc = make_doc_id(BUCKET, key)
-    s3.put(key, "r1", "2025-01-01T00:00:00Z")
+    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
     _reconcile(key, s3, live_index, embedder)
     assert all(revs == {"r1"} for revs in _all_queries_revisions(live_index, embedder, doc))
-    s3.put(key, "r2", "2025-01-02T00:00:00Z")
+    s3.put_version(key, "r2", "2025-01-02T00:00:00Z")
     res = _reconcile(key, s3, live_index, embedder)
     assert res.revision == "r2"
     for revs in _all_queries_revisions(live_index, embedder, doc):
@@ -126,9 +127,9 @@ def test_result_list_never_mixes_revisions_even_when_both_live(
 def test_delete_removes_document_from_results(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/gone.md"
+    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/gone.md"
     doc = make_doc_id(BUCKET, key)
-    s3.put(key, "r1", "2025-01-01T00:00:00Z")
+    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
     _reconcile(key, s3, live_index, embedder)
     s3.delete(key)
     res = _reconcile(key, s3, live_index, embedder)
@@ -151,7 +152,7 @@ def test_replayed_duplicated_reordered_events_converge(
     reordered and (in some examples) dropped. Once every delivered event was handled
     (plus a reconcile sweep when events were dropped), the live set is exactly S3's
     current set."""
-    s3 = FakeS3(BUCKET)
+    s3 = FakeBucket(BUCKET)
     run = uuid.uuid4().hex[:8]
     prefix = f"prop/{run}/"
     keys = [f"{prefix}a.md", f"{prefix}b ä.md"]
@@ -167,7 +168,7 @@ def test_replayed_duplicated_reordered_events_converge(
     queue: list[str] = []
     for t, (key, op) in enumerate(ops, start=1):
         if op == "put":
-            s3.put(key, f"v{t}", f"2025-02-01T00:00:{t:02d}Z")
+            s3.put_version(key, f"v{t}", f"2025-02-01T00:00:{t:02d}Z")
         else:
             s3.delete(key)
         for _ in range(data.draw(st.integers(1, 2))):  # at-least-once: duplicates
@@ -206,9 +207,9 @@ def test_replayed_duplicated_reordered_events_converge(
 def test_concurrent_writers_converge_on_current_revision(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/race.md"
+    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/race.md"
     doc = make_doc_id(BUCKET, key)
-    s3.put(key, "r1", "2025-01-01T00:00:00Z")
+    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
     errors: list[BaseException] = []
     barrier = threading.Barrier(6)
 
@@ -216,10 +217,10 @@ def test_concurrent_writers_converge_on_current_revision(
         try:
             barrier.wait()
             if i == 2:
-                s3.put(key, "r2", "2025-01-02T00:00:00Z")
+                s3.put_version(key, "r2", "2025-01-02T00:00:00Z")
             if i == 4:
                 time.sleep(0.05)
-                s3.put(key, "r3", "2025-01-03T00:00:00Z")
+                s3.put_version(key, "r3", "2025-01-03T00:00:00Z")
             _reconcile(key, s3, live_index, embedder)
         except BaseException as exc:
             errors.append(exc)
@@ -237,11 +238,11 @@ def test_concurrent_writers_converge_on_current_revision(
 def test_document_with_a_bad_chunk_is_rejected_whole(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeS3(BUCKET), f"docs/{uuid.uuid4().hex}/bad.md"
+    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/bad.md"
     doc = make_doc_id(BUCKET, key)
-    s3.put(key, "good", "2025-01-01T00:00:00Z")
+    s3.put_version(key, "good", "2025-01-01T00:00:00Z")
     _reconcile(key, s3, live_index, embedder)
-    s3.put(key, "bad", "2025-01-02T00:00:00Z")
+    s3.put_version(key, "bad", "2025-01-02T00:00:00Z")
 
     def embed_one_wrong(texts: Sequence[str]) -> list[list[float]]:
         vecs = embedder.embed(texts)
@@ -259,7 +260,7 @@ def test_document_with_a_bad_chunk_is_rejected_whole(
     for revs in _all_queries_revisions(live_index, embedder, doc):
         assert revs == set()
     # once S3 holds a good revision again, reconcile converges on it
-    s3.put(key, "fixed", "2025-01-03T00:00:00Z")
+    s3.put_version(key, "fixed", "2025-01-03T00:00:00Z")
     assert _reconcile(key, s3, live_index, embedder).revision == "fixed"
     assert live_index.live_revisions(doc) == {"fixed"}
 
@@ -341,10 +342,11 @@ def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
     client: OpenSearch, embedder: Embedder
 ) -> None:
     from chunkwise.ingest.pipeline import OpenSearchLiveSet, build_config, sweep
-    from integration.live_index import live_test_index
-    from unit.test_pipeline_fakes import FakeObjectStore, FakeQueue
+    from tests.fakes.bucket import FakeBucket
+    from tests.fakes.pipeline import FakeQueue
+    from tests.integration.live_index import live_test_index
 
-    store = FakeObjectStore(bucket="bucket")
+    store = FakeBucket(bucket="bucket")
     bad = store.put("incoming/broken.pdf", b"%PDF-1.7 broken")
     doc = make_doc_id("bucket", bad.key)
     config = build_config(bucket="bucket", input_prefix="incoming/")

@@ -22,8 +22,9 @@ from chunkwise.index.bodies import (
     index_body,
     make_doc_id,
 )
-from integration.live_index import drop_prefix
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import drop_prefix
 
 pytestmark = pytest.mark.integration
 
@@ -46,8 +47,8 @@ def test_live_generation_from_an_older_release_accepts_table_rows(
     ix = OpenSearchIndex(client, IndexNames(f"it-upgrade-{uuid.uuid4().hex[:10]}"))
     try:
         index = _older_release_generation(ix, embedder.dimension)
-        s3 = FakeS3("bucket")
-        version = s3.put("prices.md", "v1", "2025-03-01T00:00:00Z")
+        s3 = FakeBucket("bucket")
+        version = s3.put_version("prices.md", "v1", "2025-03-01T00:00:00Z")
         chunks = chunks_from_paragraphs(
             make_doc_id("bucket", "prices.md"), version, [TABLE], kind="table"
         )
@@ -80,8 +81,8 @@ def test_immense_heading_is_indexed_and_older_generations_get_the_keyword_bound(
         index = ix.names.index("g0")
         client.indices.create(index=index, body=body)
         ix.swap("g0")
-        s3 = FakeS3("bucket")
-        version = s3.put("huge-heading.md", "v1", "2025-03-01T00:00:00Z")
+        s3 = FakeBucket("bucket")
+        version = s3.put_version("huge-heading.md", "v1", "2025-03-01T00:00:00Z")
         chunks = chunks_from_paragraphs(
             make_doc_id("bucket", "huge-heading.md"),
             version,

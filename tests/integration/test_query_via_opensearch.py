@@ -27,9 +27,10 @@ from chunkwise.embedding.embed import MiniLMEmbedder
 from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
 from chunkwise.search.hybrid import Hit
 from chunkwise.wiring import Settings, setup_local_query_model
-from integration.conftest import OsHttp
-from integration.live_index import live_test_index
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.conftest import OsHttp
+from tests.integration.live_index import live_test_index
 
 pytestmark = pytest.mark.integration
 
@@ -167,11 +168,11 @@ WINDOW = 20  # chunkwise asks for k * 4 candidates and cuts to k
 
 
 def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
-    s3 = FakeS3(BUCKET)
+    s3 = FakeBucket(BUCKET)
     for key, (lang, revisions) in CORPUS.items():
         doc = make_doc_id(BUCKET, key)
         for revision, modified, paras in revisions:
-            s3.put(key, revision, modified)
+            s3.put_version(key, revision, modified)
 
             def load(
                 v: ObjectVersion, d: str = doc, p: Sequence[str] = paras, la: str = lang

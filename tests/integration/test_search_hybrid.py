@@ -16,8 +16,9 @@ from chunkwise.cli.index import main_search
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
 from chunkwise.search.hybrid import SearchFilters
-from integration.live_index import live_test_index
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import live_test_index
 
 pytestmark = pytest.mark.integration
 
@@ -68,9 +69,9 @@ def corpus_index(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchI
 
 
 def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
-    s3 = FakeS3(BUCKET)
+    s3 = FakeBucket(BUCKET)
     for key, (lang, kind, paras) in CORPUS.items():
-        s3.put(key, "v1", "2025-03-01T00:00:00Z")
+        s3.put_version(key, "v1", "2025-03-01T00:00:00Z")
         doc = make_doc_id(BUCKET, key)
         reconcile(
             key,

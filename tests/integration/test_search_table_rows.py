@@ -12,8 +12,9 @@ from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.bodies import make_doc_id, reconcile
 from chunkwise.search.hybrid import SearchFilters, bm25_clause
-from integration.live_index import live_test_index
-from unit.test_index_fakes import FakeS3, chunks_from_paragraphs
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import chunks_from_paragraphs
+from tests.integration.live_index import live_test_index
 
 pytestmark = pytest.mark.integration
 
@@ -43,8 +44,8 @@ def tariff_index(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchI
 
 
 def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
-    s3 = FakeS3(BUCKET)
-    s3.put(KEY, "v1", "2025-03-01T00:00:00Z")
+    s3 = FakeBucket(BUCKET)
+    s3.put_version(KEY, "v1", "2025-03-01T00:00:00Z")
     doc = make_doc_id(BUCKET, KEY)
     reconcile(
         KEY,

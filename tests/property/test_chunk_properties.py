@@ -10,7 +10,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunk_invariants import (
+from chunkwise import ChunkerConfig, chunk_text
+from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
+from tests.chunk_invariants import (
     assert_coverage,
     assert_grapheme_safe,
     assert_no_runts,
@@ -18,8 +20,6 @@ from chunk_invariants import (
     assert_text_holds_body,
     assert_token_cap,
 )
-from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
 
 # The default model's sizer (multilingual-e5-small: SentencePiece, counted whole,
 # with the "passage: " prefix) and MiniLM's (WordPiece, summed through the word memo).

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from chunk_invariants import assert_all, assert_no_runts
 from chunkwise import ChunkerConfig, chunk_text, split_sentences
 from chunkwise.chunking.chunk import ChunkingReport
 from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError, TokenizerError
 from chunkwise.schema import ChunkKind
+from tests.chunk_invariants import assert_all, assert_no_runts
 
 EN_PARAS = [
     "Disconnect power before opening the cover. Then remove the four screws.",

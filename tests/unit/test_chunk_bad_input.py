@@ -11,10 +11,10 @@ Documented results (see chunkwise.chunking.blocks and chunkwise.chunking.chunk d
 
 from __future__ import annotations
 
-from chunk_invariants import assert_all, assert_coverage, assert_offsets
 from chunkwise import ChunkerConfig, chunk_text
 from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.schema import ChunkKind
+from tests.chunk_invariants import assert_all, assert_coverage, assert_offsets
 
 
 def test_lone_surrogates_and_nul(counter: HFTokenCounter) -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from chunk_invariants import assert_offsets
 from chunkwise import ChunkerConfig, chunk_text
 from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.index.bodies import lang_fields
 from chunkwise.text.lang import detect_part_language
+from tests.chunk_invariants import assert_offsets
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunk_invariants import assert_all, assert_no_runts
 from chunkwise import ChunkerConfig, chunk_text
 from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.errors import ConfigError
 from chunkwise.schema import ChunkKind
+from tests.chunk_invariants import assert_all, assert_no_runts
 
 # Six paragraphs of about 330 characters, each on its own topic.
 TOPICS = ["pump", "filter", "valve", "motor", "sensor", "cable"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_index_fakes import make_chunks
 
 from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.embedding.embed import default_embedder, minilm_embedder
@@ -18,6 +17,7 @@ from chunkwise.index.bodies import (
     index_body,
     model_mismatch,
 )
+from tests.fakes.index import make_chunks
 
 E5 = GenerationModel.of(default_embedder())
 MINILM = GenerationModel.of(minilm_embedder())

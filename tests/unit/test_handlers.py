@@ -17,7 +17,7 @@ from chunkwise.cli.local import LocalContext
 from chunkwise.errors import ConfigError, TransientError
 from chunkwise.index.bodies import make_doc_id
 from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
-from unit.test_pipeline_fakes import BUCKET, DATA, load_event, make_rig
+from tests.fakes.pipeline import BUCKET, DATA, load_event, make_rig
 
 ROOT = Path(__file__).resolve().parents[2]
 MANUAL = (DATA / "manual_en.md").read_bytes()

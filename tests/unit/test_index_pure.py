@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_index_fakes import FakeIndex, FakeS3, make_chunks
 
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.index.bodies import (
@@ -43,6 +42,8 @@ from chunkwise.index.bodies import (
     visible_keys_query,
 )
 from chunkwise.schema import ChunkKind
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import FakeIndex, make_chunks
 
 
 def _embed(texts: object) -> list[list[float]]:
@@ -225,11 +226,11 @@ def test_revision_order_is_last_modified_then_version() -> None:
     )
 
 
-def _setup() -> tuple[FakeS3, FakeIndex, str]:
-    return FakeS3(), FakeIndex(), make_doc_id("bucket", "docs/a.md")
+def _setup() -> tuple[FakeBucket, FakeIndex, str]:
+    return FakeBucket(), FakeIndex(), make_doc_id("bucket", "docs/a.md")
 
 
-def _run(s3: FakeS3, idx: FakeIndex, doc: str, key: str = "docs/a.md") -> object:
+def _run(s3: FakeBucket, idx: FakeIndex, doc: str, key: str = "docs/a.md") -> object:
     return reconcile(
         key,
         doc,
@@ -242,10 +243,10 @@ def _run(s3: FakeS3, idx: FakeIndex, doc: str, key: str = "docs/a.md") -> object
 
 def test_reconcile_new_revision_supersedes_old_and_delete_retires() -> None:
     s3, idx, doc = _setup()
-    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("docs/a.md", "r1", "2025-01-01T00:00:00Z")
     _run(s3, idx, doc)
     assert idx.live(doc) == {"r1"}
-    s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+    s3.put_version("docs/a.md", "r2", "2025-01-02T00:00:00Z")
     _run(s3, idx, doc)
     assert idx.live(doc) == {"r2"}
     # replay of the old event changes nothing: S3 says r2
@@ -258,9 +259,9 @@ def test_reconcile_new_revision_supersedes_old_and_delete_retires() -> None:
 
 def test_rejected_revision_never_goes_live() -> None:
     s3, idx, doc = _setup()
-    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("docs/a.md", "r1", "2025-01-01T00:00:00Z")
     _run(s3, idx, doc)
-    s3.put("docs/a.md", "bad", "2025-01-02T00:00:00Z")
+    s3.put_version("docs/a.md", "bad", "2025-01-02T00:00:00Z")
     idx.fail_revisions.add("bad")
     with pytest.raises(PermanentError):
         _run(s3, idx, doc)
@@ -271,14 +272,14 @@ def test_rejected_revision_never_goes_live() -> None:
 
 def test_a_generation_of_another_model_leaves_what_is_live_alone() -> None:
     s3, idx, doc = _setup()
-    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("docs/a.md", "r1", "2025-01-01T00:00:00Z")
     _run(s3, idx, doc)
 
     def refuse(chunks: object, embeddings: object) -> None:
         raise ModelMismatchError("generation g1 was built with the model m1")
 
     idx.write_revision = refuse  # type: ignore[method-assign,assignment]
-    s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+    s3.put_version("docs/a.md", "r2", "2025-01-02T00:00:00Z")
     with pytest.raises(ModelMismatchError):
         _run(s3, idx, doc)
     # Not the document's fault: r1 stays searchable until the deployment moves over.
@@ -294,7 +295,7 @@ def test_any_event_order_converges_on_s3_current(ops: list[str], events: st.Data
     s3, idx, doc = _setup()
     for i, op in enumerate(ops):
         if op == "put":
-            s3.put("docs/a.md", f"v{i}", f"2025-01-01T00:00:{i:02d}Z")
+            s3.put_version("docs/a.md", f"v{i}", f"2025-01-01T00:00:{i:02d}Z")
         else:
             s3.delete("docs/a.md")
     # events: each change produces an event; they may be duplicated, dropped, reordered
@@ -307,13 +308,13 @@ def test_any_event_order_converges_on_s3_current(ops: list[str], events: st.Data
 
 def test_concurrent_writers_converge_with_fakes() -> None:
     s3, idx, doc = _setup()
-    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("docs/a.md", "r1", "2025-01-01T00:00:00Z")
     errors: list[BaseException] = []
 
     def worker(i: int) -> None:
         try:
             if i == 3:
-                s3.put("docs/a.md", "r2", "2025-01-02T00:00:00Z")
+                s3.put_version("docs/a.md", "r2", "2025-01-02T00:00:00Z")
             _run(s3, idx, doc)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
@@ -329,9 +330,9 @@ def test_concurrent_writers_converge_with_fakes() -> None:
 
 
 def test_reconcile_sweep_repairs_dropped_events() -> None:
-    s3, idx = FakeS3(), FakeIndex()
-    s3.put("a", "r1", "2025-01-01T00:00:00Z")
-    s3.put("b", "r1", "2025-01-01T00:00:00Z")
+    s3, idx = FakeBucket(), FakeIndex()
+    s3.put_version("a", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("b", "r1", "2025-01-01T00:00:00Z")
     for key in ("a", "b"):
         reconcile(
             key,
@@ -342,9 +343,9 @@ def test_reconcile_sweep_repairs_dropped_events() -> None:
             embed=_embed,
         )
     # events lost: a got r2, b was deleted, c appeared
-    s3.put("a", "r2", "2025-01-02T00:00:00Z")
+    s3.put_version("a", "r2", "2025-01-02T00:00:00Z")
     s3.delete("b")
-    s3.put("c", "r1", "2025-01-03T00:00:00Z")
+    s3.put_version("c", "r1", "2025-01-03T00:00:00Z")
     assert keys_to_reconcile(["a", "c"], ["a", "b"]) == ["a", "b", "c"]
     reconcile_sweep(
         "bucket",
@@ -364,9 +365,9 @@ def test_reconcile_sweep_repairs_dropped_events() -> None:
 
 def test_revision_without_chunks_retires_older_ones_and_converges() -> None:
     s3, idx, doc = _setup()
-    s3.put("docs/a.md", "r1", "2025-01-01T00:00:00Z")
+    s3.put_version("docs/a.md", "r1", "2025-01-01T00:00:00Z")
     _run(s3, idx, doc)
-    s3.put("docs/a.md", "empty", "2025-01-02T00:00:00Z")
+    s3.put_version("docs/a.md", "empty", "2025-01-02T00:00:00Z")
     res = reconcile(
         "docs/a.md",
         doc,

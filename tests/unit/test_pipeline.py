@@ -21,7 +21,7 @@ from chunkwise.ingest.pipeline import (
     sweep,
     verify_generation,
 )
-from unit.test_pipeline_fakes import (
+from tests.fakes.pipeline import (
     BUCKET,
     DATA,
     FakeLiveSet,
@@ -374,7 +374,7 @@ def test_percentiles() -> None:
 def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
     from chunkwise.adapters.textract import TextractOcr
     from chunkwise.wiring import BotoArtifactStore, BotoObjectStore, build_pipeline, load_settings
-    from unit.test_pipeline_fakes import FakeEmbedder
+    from tests.fakes.pipeline import FakeEmbedder
 
     monkeypatch.setenv("CHUNKWISE_BUCKET", "docs-bucket")
     monkeypatch.setenv("CHUNKWISE_ARTIFACTS_BUCKET", "artifacts-bucket")
@@ -476,7 +476,7 @@ def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
 def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> None:
     from chunkwise.index.bodies import RevisionState
     from chunkwise.ingest.pipeline import apply_retention, build_config
-    from unit.test_pipeline_fakes import FakeArtifactStore
+    from tests.fakes.pipeline import FakeArtifactStore
 
     config = build_config(bucket=BUCKET, input_prefix="incoming/")
     artifacts = FakeArtifactStore()

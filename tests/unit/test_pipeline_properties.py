@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from chunkwise.index.bodies import make_doc_id
 from chunkwise.ingest.pipeline import parse_message, sweep
-from unit.test_pipeline_fakes import BUCKET, FakeLiveSet, make_rig
+from tests.fakes.pipeline import BUCKET, FakeLiveSet, make_rig
 
 KEYS = ["incoming/a.md", "incoming/Übersicht März.md", "incoming/x+y z.md"]
 

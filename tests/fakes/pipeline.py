@@ -1,19 +1,18 @@
-"""In-memory fakes of the pipeline ports (source bucket, artifacts, queue, live set,
-embedder), shared by the pipeline and handler unit tests. No tests in here."""
+"""In-memory fakes of the pipeline ports (artifacts, queue, live set, embedder) and a
+pipeline over them (`make_rig`); the source bucket is `tests.fakes.bucket.FakeBucket`."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chunkwise.errors import TransientError
-from chunkwise.index.bodies import ObjectVersion, State
+from chunkwise.index.bodies import State
 from chunkwise.ingest.pipeline import Pipeline, PipelineConfig
-from unit.test_index_fakes import FakeIndex
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.index import FakeIndex
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -23,65 +22,6 @@ BUCKET = "chunkwise-docs-123456789012"
 def load_event(name: str) -> dict[str, object]:
     data: dict[str, object] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
     return data
-
-
-@dataclass
-class _Obj:
-    version: ObjectVersion | None  # None = delete marker
-    data: bytes = b""
-
-
-@dataclass
-class FakeObjectStore:
-    """A versioned bucket: key -> versions (newest last); None marks a delete marker."""
-
-    bucket: str = BUCKET
-    objects: dict[str, list[_Obj]] = field(default_factory=dict)
-    gets: list[tuple[str, str]] = field(default_factory=list)
-    heads: int = 0
-    clock: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def put(self, key: str, data: bytes) -> ObjectVersion:
-        with self.lock:
-            self.clock += 1
-            vid = f"v{self.clock:04d}"
-            v = ObjectVersion(
-                last_modified=f"2026-03-02T09:{self.clock // 60:02d}:{self.clock % 60:02d}.000Z",
-                version_id=vid,
-                key=key,
-                bucket=self.bucket,
-                etag='"' + hashlib.md5(data).hexdigest() + '"',
-                size=len(data),
-            )
-            self.objects.setdefault(key, []).append(_Obj(v, data))
-            return v
-
-    def delete(self, key: str) -> None:
-        with self.lock:
-            self.clock += 1
-            self.objects.setdefault(key, []).append(_Obj(None))
-
-    def head_current(self, key: str) -> ObjectVersion | None:
-        with self.lock:
-            self.heads += 1
-            lst = self.objects.get(key)
-            return lst[-1].version if lst else None
-
-    def get_version(self, key: str, version_id: str) -> bytes:
-        with self.lock:
-            self.gets.append((key, version_id))
-            for o in self.objects.get(key, []):
-                if o.version is not None and o.version.version_id == version_id:
-                    return o.data
-        raise TransientError(f"NoSuchVersion {key}@{version_id}")
-
-    def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
-        for key in sorted(self.objects):
-            if key.startswith(prefix):
-                v = self.head_current(key)
-                if v is not None:
-                    yield v
 
 
 @dataclass
@@ -158,7 +98,7 @@ class Rig:
     """A pipeline over fakes, plus the fakes for assertions."""
 
     pipeline: Pipeline
-    store: FakeObjectStore
+    store: FakeBucket
     artifacts: FakeArtifactStore
     index: FakeIndex
     indexes: dict[str | None, FakeIndex]
@@ -169,7 +109,7 @@ def make_rig(counter: object, **config: object) -> Rig:
     values: dict[str, object] = {"bucket": BUCKET, "input_prefix": "incoming/"}
     values.update(config)
     cfg = PipelineConfig.model_validate(values)
-    store = FakeObjectStore(bucket=BUCKET)
+    store = FakeBucket(bucket=BUCKET)
     artifacts = FakeArtifactStore()
     indexes: dict[str | None, FakeIndex] = {None: FakeIndex()}
 

@@ -1,10 +1,9 @@
-"""In-memory fakes of the S3 and index ports (shared by unit and integration tests)."""
+"""The index port in memory, and synthetic chunks of a revision (unit and integration tests)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from chunkwise.index.bodies import (
     ObjectVersion,
@@ -12,38 +11,6 @@ from chunkwise.index.bodies import (
     State,
 )
 from chunkwise.schema import Chunk
-
-
-@dataclass
-class FakeS3:
-    """Versioned bucket: key -> list of versions, newest last; None marks a delete marker."""
-
-    bucket: str = "bucket"
-    versions: dict[str, list[ObjectVersion | None]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    heads: int = 0
-
-    def put(self, key: str, version_id: str, last_modified: str) -> ObjectVersion:
-        v = ObjectVersion(
-            last_modified=last_modified,
-            version_id=version_id,
-            key=key,
-            bucket=self.bucket,
-            etag=f'"{version_id}"',
-        )
-        with self.lock:
-            self.versions.setdefault(key, []).append(v)
-        return v
-
-    def delete(self, key: str) -> None:
-        with self.lock:
-            self.versions.setdefault(key, []).append(None)
-
-    def head_current(self, key: str) -> ObjectVersion | None:
-        with self.lock:
-            self.heads += 1
-            lst = self.versions.get(key) or [None]
-            return lst[-1]
 
 
 def make_chunks(doc_id: str, v: ObjectVersion, n: int = 3, lang: str = "en") -> list[Chunk]:

@@ -52,7 +52,8 @@ from chunkwise.search.hybrid import (
     neural_query,
     postprocess,
 )
-from chunkwise.wiring import Settings, setup_local_query_model
+from chunkwise.settings import Settings
+from chunkwise.wiring import setup_local_query_model
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "bench" / "eval"

@@ -8,8 +8,8 @@
 # The build-<LogicalId> targets below are what `sam build` runs for the functions
 # (template.yaml: CodeUri "." + BuildMethod makefile + BuildInSource): each function
 # package is its thin handler (functions/<name>/*.py) plus the pure-Python domain
-# package shared/chunkwise, with .pyc compiled for the runtime. Dependencies come
-# from the layers (layers/Makefile).
+# package shared/chunkwise without cli/ and evaluation/, with .pyc compiled for the
+# runtime. Dependencies come from the layers (layers/Makefile).
 SAM_VENV ?= .local/sam-venv
 SAM ?= $(SAM_VENV)/bin/sam
 SAM_ARCH ?= arm64
@@ -27,6 +27,11 @@ sam-build:
 sam-check:
 	SAM_ARCH=$(SAM_ARCH) bash scripts/sam-check.sh
 
+# Parts of the package no function imports: the command line (with the local stack)
+# and the evaluation. scripts/sam-check.sh fails if a built function carries them,
+# and tests/unit/test_architecture.py if a shipped module imports them.
+SAM_NOT_SHIPPED := chunkwise/cli chunkwise/evaluation
+
 # $(1): folder under functions/
 define sam_function_build
 	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (run through sam build)" >&2; exit 1; }
@@ -34,7 +39,8 @@ define sam_function_build
 	mkdir -p "$(ARTIFACTS_DIR)"
 	find "$(ARTIFACTS_DIR)" -mindepth 1 -delete
 	cp "$(SAM_FUNCTIONS_DIR)/$(1)"/*.py "$(ARTIFACTS_DIR)/"
-	tar -C shared --exclude=__pycache__ --exclude='*.pyc' -cf - chunkwise | tar -C "$(ARTIFACTS_DIR)" -xf -
+	tar -C shared --exclude=__pycache__ --exclude='*.pyc' $(SAM_NOT_SHIPPED:%=--exclude=%) -cf - chunkwise \
+	    | tar -C "$(ARTIFACTS_DIR)" -xf -
 	@py="$$(bash layers/find-python.sh $(SAM_PY_VERSION))"; \
 	if [ -n "$$py" ]; then \
 	    "$$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" >/dev/null; \

@@ -43,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from chunkwise.wiring import load_settings
+from chunkwise.settings import load_settings
 from chunkwise.embedding.embed import get_embedder
 from chunkwise.index.bodies import make_doc_id
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect

@@ -84,6 +84,17 @@ def mb(path):
     return total / 1e6
 
 res = tpl["Resources"]
+# The command line, the local stack and the evaluation stay out of every function.
+not_shipped = [
+    os.path.join(k, "chunkwise", part)
+    for k, v in res.items()
+    if v["Type"] == "AWS::Serverless::Function"
+    for part in ("cli", "evaluation")
+    if os.path.exists(os.path.join(build, k, "chunkwise", part))
+]
+if not_shipped:
+    print("not for the Lambda packages, but built into them: " + ", ".join(not_shipped))
+    sys.exit(1)
 glob_layers = [l["Ref"] for l in tpl.get("Globals", {}).get("Function", {}).get("Layers", [])]
 layer_mb = {k: mb(os.path.join(build, k)) for k, v in res.items()
             if v["Type"] == "AWS::Serverless::LayerVersion"}

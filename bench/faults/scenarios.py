@@ -133,15 +133,16 @@ def failed_ids(response: dict[str, Any]) -> set[str]:
 
 
 def live_revisions(cfg: StackConfig) -> dict[str, set[str]]:
-    from chunkwise.wiring import live_set, load_settings
+    from chunkwise.ingest.operations import live_set
+    from chunkwise.settings import load_settings
 
     return live_set(load_settings()).live_revisions()
 
 
 def current_versions(cfg: StackConfig) -> dict[str, str]:
-    from chunkwise.wiring import BotoObjectStore
+    from chunkwise.adapters.s3 import S3Bucket
 
-    store = BotoObjectStore(cfg.bucket)
+    store = S3Bucket(cfg.bucket)
     return {v.key: v.revision for v in store.list_current(cfg.input_prefix)}
 
 
@@ -190,7 +191,8 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
         for batch in batches(delivered):
             failures += len(failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext())))
         before_sweep, total = converged(cfg)
-        from chunkwise.wiring import load_settings, run_sweep
+        from chunkwise.ingest.operations import run_sweep
+        from chunkwise.settings import load_settings
 
         first = run_sweep(load_settings(), enqueue=False)
         after_sweep, _ = converged(cfg)
@@ -311,7 +313,8 @@ def outage_scenario(opensearch_url: str, endpoint: str) -> Rows:
             for batch in batches(pending):
                 failed |= failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext()))
             pending = [r for r in pending if r["messageId"] in failed]
-        from chunkwise.wiring import load_settings, run_sweep
+        from chunkwise.ingest.operations import run_sweep
+        from chunkwise.settings import load_settings
 
         sweep = run_sweep(load_settings(), enqueue=False)
         live, total = converged(cfg)
@@ -399,7 +402,8 @@ def poison_scenario(
             for x in logs
             if "permanent failure" in str(x.get("message", ""))
         }
-        from chunkwise.wiring import load_settings, run_sweep
+        from chunkwise.ingest.operations import run_sweep
+        from chunkwise.settings import load_settings
 
         sweeps = [run_sweep(load_settings(), enqueue=True) for _ in range(2)]
         sizes = {k: len(v) for k, v in files.items()}

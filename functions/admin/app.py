@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Tracer
 
-from chunkwise.wiring import Settings, load_settings
+from chunkwise.settings import AdminSettings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 logger = Logger(service="chunkwise-admin")
 tracer = Tracer(service="chunkwise-admin")
 
-SETTINGS: Settings = load_settings(need_bucket=False)
+SETTINGS: AdminSettings = load_settings(AdminSettings)
 
 
 def send_response(
@@ -79,7 +79,7 @@ def handle(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return physical_id, info
 
 
-def setup_query_model(settings: Settings) -> dict[str, Any]:
+def setup_query_model(settings: AdminSettings) -> dict[str, Any]:
     """The cluster's query model (managed domains only: no connector role, no model)."""
     if not settings.query_connector_role_arn:
         return {}

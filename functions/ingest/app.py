@@ -35,7 +35,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from chunkwise.errors import PermanentError, TransientError
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange, parse_message
-from chunkwise.wiring import Settings, load_settings
+from chunkwise.settings import IngestSettings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -49,7 +49,8 @@ metrics = Metrics(namespace="chunkwise", service="ingest")
 # mapping then treat them alike, and the log line of each failure says why.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
-SETTINGS: Settings = load_settings()  # cold start: a bad variable fails here, loudly
+# Cold start: a bad variable fails here, loudly.
+SETTINGS: IngestSettings = load_settings(IngestSettings)
 _PIPELINE: Pipeline | None = None
 
 

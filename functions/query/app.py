@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 
 from chunkwise.errors import QueryRejected, TransientError
 from chunkwise.schema import ChunkKind
-from chunkwise.wiring import Settings, load_settings
+from chunkwise.settings import QuerySettings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -37,7 +37,7 @@ logger = Logger(service="chunkwise-query")
 tracer = Tracer(service="chunkwise-query")
 metrics = Metrics(namespace="chunkwise", service="query")
 
-SETTINGS: Settings = load_settings(need_bucket=False)
+SETTINGS: QuerySettings = load_settings(QuerySettings)
 _SEARCHER: Searcher | None = None
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
-from chunkwise.wiring import Settings, load_settings
+from chunkwise.settings import ReconcileSettings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -32,11 +32,11 @@ logger = Logger(service="chunkwise-reconcile")
 tracer = Tracer(service="chunkwise-reconcile")
 metrics = Metrics(namespace="chunkwise", service="reconcile")
 
-SETTINGS: Settings = load_settings()
+SETTINGS: ReconcileSettings = load_settings(ReconcileSettings)
 
 
 def handle(event: dict[str, Any]) -> dict[str, Any]:
-    from chunkwise import wiring as aws
+    from chunkwise.ingest import operations
 
     if not isinstance(event, dict):  # EventBridge Scheduler without an Input
         event = {}
@@ -44,7 +44,7 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
     if event.get("detail-type") == "Scheduled Event":
         action = "sweep"
     if action == "sweep":
-        res = aws.run_sweep(SETTINGS, enqueue=bool(SETTINGS.queue_url))
+        res = operations.run_sweep(SETTINGS, enqueue=bool(SETTINGS.queue_url))
         metrics.add_metric(name="DriftedKeys", unit=MetricUnit.Count, value=len(res.drifted))
         # Revisions known to fail are reported apart: fixing them is a new upload.
         metrics.add_metric(
@@ -62,10 +62,10 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
             "known_failure_keys": sorted(res.known_failures)[:100],
         }
     elif action == "rechunk":
-        gen, n = aws.start_rechunk(SETTINGS, event.get("generation"))
+        gen, n = operations.start_rechunk(SETTINGS, event.get("generation"))
         out = {"action": action, "generation": gen, "enqueued": n}
     elif action == "finish-rechunk":
-        check = aws.finish_rechunk(
+        check = operations.finish_rechunk(
             SETTINGS, str(event["generation"]), force=bool(event.get("force", False))
         )
         out = {
@@ -80,7 +80,7 @@ def handle(event: dict[str, Any]) -> dict[str, Any]:
         }
     elif action == "retention":
         older_than = str(event.get("older_than") or SETTINGS.retention)
-        kept = aws.run_retention(SETTINGS, older_than)
+        kept = operations.run_retention(SETTINGS, older_than)
         metrics.add_metric(
             name="ErasedRevisions", unit=MetricUnit.Count, value=kept.expired_revisions
         )

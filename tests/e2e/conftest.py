@@ -43,9 +43,10 @@ def _get(url: str) -> Any:
 
 def _os_client() -> Any:
     """OpenSearch client from the same settings as the functions (SigV4 if configured)."""
-    from chunkwise.wiring import load_settings, opensearch_client
+    from chunkwise.settings import OpenSearchSettings, load_settings
+    from chunkwise.wiring import opensearch_client
 
-    return opensearch_client(load_settings(need_bucket=False))
+    return opensearch_client(load_settings(OpenSearchSettings))
 
 
 def _require_services() -> tuple[str, str]:

@@ -89,7 +89,8 @@ def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     stack.delete(key)
     if not stack.delete_marker_events:
         # moto sends no event for a delete marker (DESIGN section 4): the sweep repairs it
-        from chunkwise.wiring import load_settings, run_sweep
+        from chunkwise.ingest.operations import run_sweep
+        from chunkwise.settings import load_settings
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)
@@ -142,7 +143,8 @@ def test_poison_document_goes_to_dlq_while_batch_neighbours_succeed(
 def test_reconcile_repairs_document_whose_event_was_lost(
     stack: Any, searcher: Any, index: Any
 ) -> None:
-    from chunkwise.wiring import load_settings, run_sweep
+    from chunkwise.ingest.operations import run_sweep
+    from chunkwise.settings import load_settings
 
     key = stack.key("lost/handbuch.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -173,7 +175,8 @@ def test_reconcile_repairs_document_whose_event_was_lost(
 
 def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
     """Two buckets may share one index: a sweep of one must not retire the other's."""
-    from chunkwise.wiring import live_set, load_settings
+    from chunkwise.ingest.operations import live_set
+    from chunkwise.settings import load_settings
 
     settings = load_settings()
     mine = live_set(settings).live_revisions()
@@ -183,7 +186,8 @@ def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
 
 
 def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, index: Any) -> None:
-    from chunkwise.wiring import finish_rechunk, load_settings, start_rechunk
+    from chunkwise.ingest.operations import finish_rechunk, start_rechunk
+    from chunkwise.settings import load_settings
 
     key = stack.key("rechunk/manual.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -213,7 +217,8 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
 def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any) -> None:
     """After an S3 delete and the retention step, no chunk (in any state) and no
     artifact of any revision of the document remains."""
-    from chunkwise.wiring import load_settings, run_retention
+    from chunkwise.ingest.operations import run_retention
+    from chunkwise.settings import load_settings
 
     key = stack.key("erase/gehaelter.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -225,7 +230,7 @@ def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any)
     assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 4
     stack.delete(key)
     if not stack.delete_marker_events:  # moto: no event for a delete marker, the sweep
-        from chunkwise.wiring import run_sweep
+        from chunkwise.ingest.operations import run_sweep
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)

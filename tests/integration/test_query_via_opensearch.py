@@ -26,7 +26,8 @@ from chunkwise.cli import embed_endpoint
 from chunkwise.embedding.embed import MiniLMEmbedder
 from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
 from chunkwise.search.hybrid import Hit
-from chunkwise.wiring import Settings, setup_local_query_model
+from chunkwise.settings import Settings
+from chunkwise.wiring import setup_local_query_model
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
 from tests.integration.conftest import OsHttp

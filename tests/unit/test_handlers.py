@@ -333,21 +333,21 @@ def test_query_unavailable_is_503() -> None:
 
 
 def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise import wiring as aws
+    from chunkwise.ingest import operations
     from chunkwise.ingest.pipeline import GenerationCheck, SweepResult
 
     mod = load("reconcile")
     calls: list[Any] = []
     monkeypatch.setattr(
-        aws,
+        operations,
         "run_sweep",
         lambda s, enqueue: calls.append(("sweep", enqueue)) or SweepResult(3, 2, ["k"], 1),
     )
     monkeypatch.setattr(
-        aws, "start_rechunk", lambda s, g: calls.append(("rechunk", g)) or ("g7", 3)
+        operations, "start_rechunk", lambda s, g: calls.append(("rechunk", g)) or ("g7", 3)
     )
     monkeypatch.setattr(
-        aws,
+        operations,
         "finish_rechunk",
         lambda s, g, force: GenerationCheck(g, 3, 3, (), ()),
     )
@@ -362,7 +362,7 @@ def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise import wiring as aws
+    from chunkwise import wiring
 
     mod = load("admin")
     sent: list[dict[str, Any]] = []
@@ -384,7 +384,7 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
     calls: list[Any] = []
     monkeypatch.setattr(
-        aws,
+        wiring,
         "ensure_index",
         lambda s, generation=None: calls.append(s.index_prefix) or {"live_index": "chunks-g1"},
     )
@@ -400,7 +400,7 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(s: Any, generation: Any = None) -> dict[str, Any]:
         raise TransientError("OpenSearch unavailable")
 
-    monkeypatch.setattr(aws, "ensure_index", broken)
+    monkeypatch.setattr(wiring, "ensure_index", broken)
     out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
     assert out["Status"] == "FAILED" and sent[-1]["Status"] == "FAILED"
     assert "OpenSearch unavailable" in sent[-1]["Reason"]
@@ -409,7 +409,7 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from chunkwise import wiring as aws
+    from chunkwise import wiring
 
     role = "arn:aws:iam::123456789012:role/query-connector"
     monkeypatch.setenv("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN", role)
@@ -430,14 +430,14 @@ def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
         return Resp()
 
     monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
-    monkeypatch.setattr(aws, "ensure_index", lambda s, generation=None: {"live_index": "c-g1"})
+    monkeypatch.setattr(wiring, "ensure_index", lambda s, generation=None: {"live_index": "c-g1"})
     roles: list[str] = []
 
     def setup(s: Any) -> dict[str, str]:
         roles.append(s.query_connector_role_arn)
         return {"query_model_id": "m-1", "query_pipeline": "chunkwise-query-m-1"}
 
-    monkeypatch.setattr(aws, "setup_bedrock_query_model", setup)
+    monkeypatch.setattr(wiring, "setup_bedrock_query_model", setup)
     out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
     assert out["Status"] == "SUCCESS" and roles == [role]
     # The stack output reads the QueryModelId attribute.
@@ -450,15 +450,15 @@ def test_model_path_setting_points_the_tokenizer_at_a_layer(
 ) -> None:
     from chunkwise.chunking.tokens import configure_default_model, default_tokenizer_path
     from chunkwise.errors import ConfigError
-    from chunkwise.wiring import load_settings
+    from chunkwise.settings import EmbedderSettings, load_settings
 
     monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(tmp_path / "missing"))
     with pytest.raises(ConfigError, match="CHUNKWISE_MODEL_PATH"):
-        load_settings(need_bucket=False)
+        load_settings(EmbedderSettings)
     packaged = default_tokenizer_path()
     monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(packaged))
     try:
-        assert load_settings(need_bucket=False).model_path == packaged
+        assert load_settings(EmbedderSettings).model_path == packaged
         assert default_tokenizer_path() == packaged
     finally:
         configure_default_model(None)

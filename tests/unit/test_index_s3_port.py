@@ -8,7 +8,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from chunkwise.adapters.s3 import BotoS3
+from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.errors import TransientError
 
 
@@ -20,7 +20,7 @@ def _client() -> object:
 
 def test_head_current_versions_missing_and_errors() -> None:
     client = _client()
-    port = BotoS3("b", client)
+    port = S3Bucket("b", client)
     with Stubber(client) as stub:  # type: ignore[arg-type]
         stub.add_response(
             "head_object",

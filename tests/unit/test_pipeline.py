@@ -372,8 +372,10 @@ def test_percentiles() -> None:
 
 
 def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chunkwise.adapters.s3 import S3Bucket
     from chunkwise.adapters.textract import TextractOcr
-    from chunkwise.wiring import BotoArtifactStore, BotoObjectStore, build_pipeline, load_settings
+    from chunkwise.settings import load_settings
+    from chunkwise.wiring import build_pipeline
     from tests.fakes.pipeline import FakeEmbedder
 
     monkeypatch.setenv("CHUNKWISE_BUCKET", "docs-bucket")
@@ -384,8 +386,8 @@ def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
     p = build_pipeline(
         load_settings(), s3_client=object(), os_client=object(), embedder=FakeEmbedder()
     )
-    assert isinstance(p.store, BotoObjectStore) and p.store.bucket == "docs-bucket"
-    assert isinstance(p.artifacts, BotoArtifactStore) and p.artifacts.bucket == "artifacts-bucket"
+    assert isinstance(p.store, S3Bucket) and p.store.bucket == "docs-bucket"
+    assert isinstance(p.artifacts, S3Bucket) and p.artifacts.bucket == "artifacts-bucket"
     assert isinstance(p.ocr, TextractOcr)
     assert p.config.watches("any/key.pdf")  # separate artifacts bucket: whole bucket watched
     assert p.index_for("g2").target == "chunks-g2"  # type: ignore[attr-defined]
@@ -518,7 +520,7 @@ def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> No
 
 
 def test_retention_default_is_seven_days_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise.wiring import load_settings
+    from chunkwise.settings import load_settings
 
     monkeypatch.setenv("CHUNKWISE_BUCKET", BUCKET)
     monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "incoming/")

@@ -177,7 +177,8 @@ def test_a_registered_model_says_which_embedder_it_serves() -> None:
 
 
 def test_a_serverless_collection_gets_no_query_model_on_rechunk() -> None:
-    from chunkwise.wiring import Settings, attach_query_model_to
+    from chunkwise.settings import Settings
+    from chunkwise.wiring import attach_query_model_to
 
     class NoCalls:
         def __getattr__(self, name: str) -> Any:

@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Never, TextIO
 
 from chunkwise import progress
@@ -193,3 +194,12 @@ def _terminal_size(stream: TextIO) -> tuple[int, int]:
         return size.columns or 80, size.lines or 24
     except (AttributeError, OSError, ValueError):
         return 80, 24
+
+
+def repo_root() -> Path:
+    """The checkout this package runs from (shared/chunkwise/cli/common.py -> repo),
+    where the local stack keeps its state (.local/) and finds its scripts."""
+    from chunkwise.settings import local_stack_env
+
+    env = local_stack_env().chunkwise_repo
+    return env if env else Path(__file__).resolve().parents[3]

@@ -50,6 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
+from chunkwise.cli.common import repo_root
 from chunkwise.cli.main import parse_args
 from chunkwise.errors import ConfigError
 
@@ -199,16 +200,16 @@ def start_in_thread(encoder: QueryEncoder, port: int = 0) -> RunningEndpoint:
 
 
 def state_dir() -> Path:
-    from chunkwise.cli.local import repo_root
-
     return repo_root() / ".local" / "embed-endpoint"
 
 
 def default_port() -> int:
-    explicit = os.environ.get("CHUNKWISE_EMBED_PORT")
-    if explicit:
-        return int(explicit)
-    return int(os.environ.get("OPENSEARCH_PORT") or 9200) + 200
+    from chunkwise.settings import local_ports
+
+    ports = local_ports()
+    if ports.chunkwise_embed_port:
+        return ports.chunkwise_embed_port
+    return (ports.opensearch_port or 9200) + 200
 
 
 def endpoint_url(port: int | None = None) -> str:
@@ -300,9 +301,9 @@ def down() -> bool:
 
 def serve(port: int) -> None:
     """Foreground: load and warm the model, then serve until SIGTERM/SIGINT."""
-    from chunkwise.wiring import load_settings
+    from chunkwise.settings import EmbedderSettings, load_settings
 
-    encoder = local_encoder(load_settings(need_bucket=False).embedder)
+    encoder = local_encoder(load_settings(EmbedderSettings).embedder)
     encoder.embed_query("warm up")  # weights loaded before the port opens
     running = start_in_thread(encoder, port)
     _say(f"serving {encoder.name} on {running.url}")

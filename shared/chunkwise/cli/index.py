@@ -19,30 +19,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from chunkwise.cli.common import HelpFormatter, parse_args, parser
 from chunkwise.errors import ChunkwiseError
 from chunkwise.index.bodies import (
-    DEFAULT_PREFIX,
     IndexNames,
     new_generation_id,
     parse_duration_seconds,
 )
+from chunkwise.settings import cli_settings
 
 DEFAULT_URL = "http://127.0.0.1:9200"
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--url", default=os.environ.get("OPENSEARCH_URL", DEFAULT_URL), help="OpenSearch URL"
-    )
-    p.add_argument(
-        "--prefix",
-        default=os.environ.get("CHUNKWISE_INDEX_PREFIX", DEFAULT_PREFIX),
-        help="index name prefix",
-    )
+    env = cli_settings()
+    p.add_argument("--url", default=env.opensearch_url, help="OpenSearch URL")
+    p.add_argument("--prefix", default=env.index_prefix, help="index name prefix")
     p.add_argument(
         "--embedder", default=None, help="local | bedrock:<model-id> (default: local MiniLM)"
     )

@@ -35,7 +35,6 @@ import contextlib
 import importlib.util
 import json
 import logging
-import os
 import subprocess
 import sys
 import time
@@ -53,26 +52,21 @@ from chunkwise.cli.common import (
     add_progress_flag,
     parse_args,
     parser,
+    repo_root,
     showing_progress,
     warn,
 )
 from chunkwise.errors import ChunkwiseError, ConfigError
+from chunkwise.settings import export_env, local_ports, local_stack_env
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
 DEFAULT_OPENSEARCH = "http://127.0.0.1:9200"
 
 
-def local_url(port_var: str, default: str) -> str:
-    """The URL of a service this checkout starts: its scripts listen on the port
-    that ``port_var`` names (OPENSEARCH_PORT, LOCALSTACK_PORT), else the default."""
-    port = os.environ.get(port_var, "").strip()
+def local_url(port: int | None, default: str) -> str:
+    """The URL of a service this checkout starts: its scripts listen on ``port``
+    (OPENSEARCH_PORT, LOCALSTACK_PORT in the environment), else the default."""
     return default.rsplit(":", 1)[0] + f":{port}" if port else default
-
-
-def repo_root() -> Path:
-    """The checkout this package runs from (shared/chunkwise/cli/local.py -> repo)."""
-    env = os.environ.get("CHUNKWISE_REPO")
-    return Path(env) if env else Path(__file__).resolve().parents[3]
 
 
 def state_path() -> Path:
@@ -116,7 +110,7 @@ class StackConfig:
         return None if self.endpoint in ("", "aws") else self.endpoint
 
     def env(self) -> dict[str, str]:
-        """What the handler / CLI read (chunkwise.wiring.Settings) for this stack."""
+        """What the handler / CLI read (chunkwise.settings.Settings) for this stack."""
         return {
             "AWS_ENDPOINT_URL": self.endpoint_url or "",
             "AWS_DEFAULT_REGION": self.region,
@@ -132,13 +126,10 @@ class StackConfig:
 
 def apply_env(env: Mapping[str, str]) -> None:
     """Point this process at the stack; dummy credentials for an emulator only."""
-    for k, v in env.items():
-        if v:
-            os.environ[k] = v
+    export_env(env)
     endpoint = env.get("AWS_ENDPOINT_URL", "")
     if endpoint.startswith(("http://127.", "http://localhost")):
-        os.environ.setdefault("AWS_ACCESS_KEY_ID", "test")
-        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "test")
+        export_env({"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}, only_unset=True)
 
 
 def save_state(cfg: StackConfig, path: Path | None = None) -> None:
@@ -160,29 +151,36 @@ def _script(*args: str) -> int:
 
 def start_services(cfg: StackConfig) -> None:
     """OpenSearch + LocalStack, unless the environment names other endpoints."""
+    env, ports = local_stack_env(), local_ports()
     cfg.opensearch_url = _ensure_service(
         cfg,
         "OpenSearch",
-        "OPENSEARCH_URL",
-        local_url("OPENSEARCH_PORT", DEFAULT_OPENSEARCH),
+        ("OPENSEARCH_URL", env.opensearch_url),
+        local_url(ports.opensearch_port, DEFAULT_OPENSEARCH),
         "tools/opensearch/opensearch.sh",
         "opensearch",
     )
     cfg.endpoint = _ensure_service(
         cfg,
         "LocalStack",
-        "AWS_ENDPOINT_URL",
-        local_url("LOCALSTACK_PORT", DEFAULT_ENDPOINT),
+        ("AWS_ENDPOINT_URL", env.aws_endpoint_url),
+        local_url(ports.localstack_port, DEFAULT_ENDPOINT),
         "scripts/localstack.sh",
         "localstack",
     )
 
 
 def _ensure_service(
-    cfg: StackConfig, label: str, env_var: str, default_url: str, script: str, name: str
+    cfg: StackConfig,
+    label: str,
+    named: tuple[str, str],
+    default_url: str,
+    script: str,
+    name: str,
 ) -> str:
-    """The URL of a service: the one the environment names, else ours, started if needed."""
-    url = os.environ.get(env_var)
+    """The URL of a service: the one the environment names (``named``: variable,
+    value), else ours, started if needed."""
+    env_var, url = named
     if url:
         _say(f"{label}: using {env_var}={url}")
         return url
@@ -197,12 +195,9 @@ def _ensure_service(
 
 
 def _boto(service: str, cfg: StackConfig) -> Any:
-    import boto3
+    from chunkwise.adapters.boto import boto_client
 
-    client: Any = getattr(boto3, "client")(  # noqa: B009 - untyped on purpose (any service)
-        service, endpoint_url=cfg.endpoint_url, region_name=cfg.region
-    )
-    return client
+    return boto_client(service, endpoint_url=cfg.endpoint_url, region_name=cfg.region)
 
 
 def create_resources(cfg: StackConfig) -> None:
@@ -290,7 +285,8 @@ def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
 
 
 def setup_index(cfg: StackConfig) -> dict[str, Any]:
-    from chunkwise.wiring import ensure_index, load_settings
+    from chunkwise.settings import load_settings
+    from chunkwise.wiring import ensure_index
 
     apply_env(cfg.env())
     info = ensure_index(load_settings())
@@ -304,12 +300,8 @@ def setup_query_model(cfg: StackConfig, *, start: bool = True) -> str:
     it to the live generation. Returns the model id, or "" when the cluster, the
     embedder or the endpoint cannot (said why)."""
     from chunkwise.cli import embed_endpoint
-    from chunkwise.wiring import (
-        has_ml_commons,
-        load_settings,
-        opensearch_client,
-        setup_local_query_model,
-    )
+    from chunkwise.settings import load_settings
+    from chunkwise.wiring import has_ml_commons, opensearch_client, setup_local_query_model
 
     apply_env(cfg.env())
     settings = load_settings()
@@ -335,10 +327,9 @@ def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
     if start:
         start_services(cfg)
     else:
-        cfg.endpoint = cfg.endpoint or os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT)
-        cfg.opensearch_url = cfg.opensearch_url or os.environ.get(
-            "OPENSEARCH_URL", DEFAULT_OPENSEARCH
-        )
+        env = local_stack_env()
+        cfg.endpoint = cfg.endpoint or env.aws_endpoint_url or DEFAULT_ENDPOINT
+        cfg.opensearch_url = cfg.opensearch_url or env.opensearch_url or DEFAULT_OPENSEARCH
     apply_env(cfg.env())
     _say(f"bucket s3://{cfg.bucket} (versioning on), queue {cfg.queue} -> DLQ {cfg.dlq}")
     create_resources(cfg)
@@ -538,10 +529,11 @@ def _stack_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queue", default=d.queue)
     p.add_argument("--dlq", default=d.dlq)
     p.add_argument("--input-prefix", default=d.input_prefix)
-    p.add_argument("--index-prefix", default=os.environ.get("CHUNKWISE_INDEX_PREFIX", "chunks"))
+    env = local_stack_env()
+    p.add_argument("--index-prefix", default=env.chunkwise_index_prefix or "chunks")
     p.add_argument("--visibility-timeout", type=int, default=d.visibility_timeout)
     p.add_argument("--max-receive-count", type=int, default=d.max_receive_count)
-    p.add_argument("--region", default=os.environ.get("AWS_DEFAULT_REGION", d.region))
+    p.add_argument("--region", default=env.aws_default_region or d.region)
 
 
 def _require_state() -> StackConfig:
@@ -611,8 +603,9 @@ def main_local(argv: Sequence[str]) -> int:
     if args.cmd == "env":
         env = _require_state().env()
         if env["AWS_ENDPOINT_URL"].startswith(("http://127.", "http://localhost")):
-            env["AWS_ACCESS_KEY_ID"] = os.environ.get("AWS_ACCESS_KEY_ID", "test")
-            env["AWS_SECRET_ACCESS_KEY"] = os.environ.get("AWS_SECRET_ACCESS_KEY", "test")
+            outside = local_stack_env()
+            env["AWS_ACCESS_KEY_ID"] = outside.aws_access_key_id or "test"
+            env["AWS_SECRET_ACCESS_KEY"] = outside.aws_secret_access_key or "test"
         for k, v in env.items():
             if v:
                 print(f"export {k}={json.dumps(v)}")
@@ -637,7 +630,7 @@ def main_local(argv: Sequence[str]) -> int:
             save_state(cfg)
         return 0
     cfg = _require_state()
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    export_env({"POWERTOOLS_METRICS_DISABLED": "true"}, only_unset=True)
     runner = Runner(cfg, batch_size=args.batch_size)
     _say(f"polling {cfg.queue_url} (Ctrl-C to stop)")
     with contextlib.suppress(KeyboardInterrupt), showing_progress(args.progress):
@@ -650,8 +643,8 @@ def main_local(argv: Sequence[str]) -> int:
 def _status() -> int:
     cfg = load_state()
     rc = 0
-    if _script("tools/opensearch/opensearch.sh", "status") != 0 and not os.environ.get(
-        "OPENSEARCH_URL"
+    if _script("tools/opensearch/opensearch.sh", "status") != 0 and not (
+        local_stack_env().opensearch_url
     ):
         rc = 1
     if _script("scripts/localstack.sh", "status") != 0:
@@ -673,7 +666,8 @@ def _status() -> int:
             f"queue {cfg.queue}: {d['queue']} waiting, {d['queue_in_flight']} in flight; "
             f"DLQ {cfg.dlq}: {d['dlq']}"
         )
-        from chunkwise.wiring import load_settings, opensearch_index
+        from chunkwise.settings import load_settings
+        from chunkwise.wiring import opensearch_index
 
         ix = opensearch_index(load_settings())
         _say(f"live generation: {ix.live_generation()} (started by up: {cfg.started or 'none'})")
@@ -685,11 +679,11 @@ def _status() -> int:
 
 def _settings_env() -> None:
     """Use the local stack's environment unless CHUNKWISE_BUCKET says otherwise."""
-    if not os.environ.get("CHUNKWISE_BUCKET"):
+    if not local_stack_env().chunkwise_bucket:
         cfg = load_state()
         if cfg is not None:
             apply_env(cfg.env())
-    apply_env({"AWS_ENDPOINT_URL": os.environ.get("AWS_ENDPOINT_URL", "")})
+    apply_env({"AWS_ENDPOINT_URL": local_stack_env().aws_endpoint_url})
 
 
 def main_ingest(argv: Sequence[str]) -> int:
@@ -706,7 +700,8 @@ def main_ingest(argv: Sequence[str]) -> int:
         return args
     _settings_env()
     from chunkwise.ingest.pipeline import ObjectChange
-    from chunkwise.wiring import build_pipeline, load_settings
+    from chunkwise.settings import load_settings
+    from chunkwise.wiring import build_pipeline
 
     settings = load_settings()
     pipeline = build_pipeline(settings)
@@ -751,13 +746,8 @@ def main_reconcile(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     _settings_env()
-    from chunkwise.wiring import (
-        finish_rechunk,
-        load_settings,
-        run_retention,
-        run_sweep,
-        start_rechunk,
-    )
+    from chunkwise.ingest.operations import finish_rechunk, run_retention, run_sweep, start_rechunk
+    from chunkwise.settings import load_settings
 
     settings = load_settings()
     if args.action == "retention":

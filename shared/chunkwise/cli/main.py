@@ -54,7 +54,7 @@ _DELEGATED: dict[str, tuple[str, str, str]] = {
         "create, swap, drop, sweep or list index generations",
     ),
     "eval": (
-        "chunkwise.evaluation.evaluate",
+        "chunkwise.cli.evaluate",
         "main_eval",
         "retrieval evaluation of chunker configurations on a labelled corpus",
     ),

@@ -5,7 +5,8 @@
 This module holds everything that needs no OpenSearch: the question and corpus
 models and loaders, the configuration loader, evidence resolution, per-question
 judging, aggregated metrics and the markdown/JSON reports. The I/O half
-(ingesting, searching) lives in `chunkwise.evaluation.run`.
+(ingesting, searching) lives in `chunkwise.evaluation.run`, the command line in
+`chunkwise.cli.evaluate`.
 
 Question file (JSONL, one object per line; blank lines and ``#`` lines are
 skipped)::
@@ -48,7 +49,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chunkwise.chunking.config import ChunkerConfig
-from chunkwise.cli.common import add_progress_flag, parse_args, parser, showing_progress
 from chunkwise.errors import ChunkwiseError, ConfigError
 from chunkwise.evaluation.baselines import BASELINES
 
@@ -779,89 +779,3 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
         )
     lines.append("")
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def main_eval(argv: Sequence[str]) -> int:
-    """`chunkwise eval QUESTIONS.jsonl --config A.toml [--config B.toml ...] [--out DIR]`."""
-    import argparse
-    import os
-    import sys
-
-    p = parser(
-        "chunkwise eval",
-        "Ingest a labelled corpus with each configuration into its own index "
-        "generation on a real OpenSearch node, run the questions through hybrid, BM25-only "
-        "and vector-only search, and report hit@k, MRR, citation accuracy, chunk statistics "
-        "and latency (markdown + JSON; a side-by-side diff against the first configuration).",
-        examples="""\
-  chunkwise eval questions.jsonl --config chunkwise.toml --config fixed-1000.toml
-  chunkwise eval questions.jsonl --config a.toml --modes bm25 --no-plot --out results/""",
-    )
-    p.add_argument("questions", type=Path, help="questions JSONL")
-    p.add_argument(
-        "--config",
-        action="append",
-        type=Path,
-        required=True,
-        help="configuration TOML (repeatable; the first is compared to the others)",
-    )
-    p.add_argument(
-        "--corpus",
-        type=Path,
-        default=None,
-        help="corpus manifest JSON (default: corpus.json beside the questions)",
-    )
-    p.add_argument("--out", type=Path, default=Path("eval-results"), help="output directory")
-    p.add_argument("--url", default=os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200"))
-    p.add_argument(
-        "--prefix",
-        default="eval",
-        help="index prefix; each configuration gets <prefix>-<name> with its own generation",
-    )
-    p.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid,bm25,vector")
-    p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
-    p.add_argument(
-        "--plot",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="write hit3.png (needs matplotlib)",
-    )
-    add_progress_flag(p)
-    args = parse_args(p, argv)
-    if isinstance(args, int):
-        return args
-    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        print(
-            f"chunkwise eval: --modes: unknown {bad} (choose from {', '.join(MODES)})",
-            file=sys.stderr,
-        )
-        return 2
-    # Validate everything cheap before touching the node.
-    questions = load_questions(args.questions)
-    configs = [load_config(c) for c in args.config]
-    corpus_path = args.corpus or args.questions.parent / "corpus.json"
-    corpus = load_corpus(corpus_path)
-    from chunkwise.evaluation.run import run_evaluation
-
-    with showing_progress(args.progress):
-        reports = run_evaluation(
-            questions,
-            configs,
-            corpus,
-            corpus_dir=corpus_path.parent,
-            out_dir=args.out,
-            url=args.url,
-            prefix=args.prefix,
-            modes=modes,
-            keep_indices=args.keep_indices,
-            plot=args.plot,
-        )
-    # The summary's mode: hybrid when it was run, else the first one (as run_evaluation).
-    print(render_summary_markdown(reports, "hybrid" if "hybrid" in modes else modes[0]))
-    print(f"reports written to {args.out}")
-    return 0

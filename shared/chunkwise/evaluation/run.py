@@ -25,9 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from opensearchpy import OpenSearch
-
 from chunkwise import progress
+from chunkwise.adapters.opensearch.client import Client as OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
 from chunkwise.chunking.chunk import is_runt

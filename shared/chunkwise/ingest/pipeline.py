@@ -96,7 +96,7 @@ EMBED_STEP = 16
 
 
 class ObjectStore(Protocol):
-    """The source bucket (real: `chunkwise.wiring.BotoObjectStore`; tests: FakeObjectStore)."""
+    """The source bucket (real: `chunkwise.adapters.s3.S3Bucket`; tests: `FakeBucket`)."""
 
     @property
     def bucket(self) -> str: ...

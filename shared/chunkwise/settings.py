@@ -1,0 +1,232 @@
+"""Settings: the one module that reads (and, for the local stack, writes) the environment.
+
+Every function has its own model, built from mixins that each own one concern, and
+validates it once at cold start (`load_settings`); a bad value fails there with a
+message naming the variable. Env names are ``CHUNKWISE_<FIELD>`` unless a field
+says otherwise (the OpenSearch URL is also read as ``OPENSEARCH_URL``, the region
+as ``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
+
+    function    model               mixins
+    ingest      IngestSettings      Source + OpenSearch + Embedder
+    query       QuerySettings       OpenSearch + Embedder (+ query_embedding)
+    reconcile   ReconcileSettings   Ingest + Queue (+ retention)
+    admin       AdminSettings       OpenSearch + Embedder (+ query_connector_role_arn)
+    local, CLI  Settings            all of them (the local runner plays every function)
+
+The command line reads its defaults through `CliSettings` and `LocalPorts`; the
+local stack points the process (and its children) at the services through
+`export_env` / `child_env`, so no other module touches ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeVar, overload
+
+from pydantic import AliasChoices, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from chunkwise.errors import ConfigError
+from chunkwise.index.bodies import IndexNames
+from chunkwise.ingest.pipeline import DEFAULT_SUFFIXES, PipelineConfig, build_config
+
+_CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
+
+
+class _Base(BaseSettings):
+    model_config = _CONFIG
+
+
+class OpenSearchSettings(_Base):
+    """Where the index lives and how to reach it."""
+
+    opensearch_url: str = Field(
+        "http://127.0.0.1:9200",
+        validation_alias=AliasChoices("CHUNKWISE_OPENSEARCH_URL", "OPENSEARCH_URL"),
+    )
+    opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
+    opensearch_timeout: float = Field(30.0, gt=0)
+    index_prefix: str = "chunks"
+    region: str = Field(
+        "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
+    )
+
+    @property
+    def names(self) -> IndexNames:
+        return IndexNames(self.index_prefix)
+
+
+class EmbedderSettings(_Base):
+    """Which embedder sizes and embeds, and where the local model's files are."""
+
+    embedder: str = "local"
+    # Where the local model's files are (tokenizer.json, or the model zip): in
+    # Lambda they come from the tokenizer layer. None = the installed package.
+    model_path: Path | None = None
+
+
+class SourceSettings(_Base):
+    """The source bucket, the artifacts location and the per-document limits."""
+
+    bucket: str = Field("", description="source bucket (required where a bucket is read)")
+    input_prefix: str = "incoming/"
+    artifacts_bucket: str = ""
+    artifacts_prefix: str = "extracted/"
+    max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
+    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    max_chunks_per_document: int = Field(5000, gt=0)
+    max_tokens_per_document: int = Field(1_500_000, gt=0)
+    ocr: Literal["none", "textract"] = "none"
+
+    def pipeline_config(self) -> PipelineConfig:
+        return build_config(
+            bucket=self.bucket,
+            input_prefix=self.input_prefix,
+            artifacts_bucket=self.artifacts_bucket,
+            artifacts_prefix=self.artifacts_prefix,
+            max_object_bytes=self.max_object_bytes,
+            allowed_suffixes=self.allowed_suffixes,
+            max_chunks_per_document=self.max_chunks_per_document,
+            max_tokens_per_document=self.max_tokens_per_document,
+        )
+
+
+class QueueSettings(_Base):
+    """The ingest queue (reconcile messages, the re-chunk fan-out)."""
+
+    queue_url: str = ""
+
+
+class IngestSettings(SourceSettings, OpenSearchSettings, EmbedderSettings):
+    """The ingest function: S3 events -> the index."""
+
+
+class QuerySettings(OpenSearchSettings, EmbedderSettings):
+    """The query function: hybrid search over the read alias."""
+
+    # "client" embeds the query and sends the vector; "cluster" sends the text and
+    # the generation's query model embeds it (chunkwise.search.query_model).
+    query_embedding: Literal["client", "cluster"] = "client"
+
+
+class ReconcileSettings(IngestSettings, QueueSettings):
+    """The reconcile function: sweep, retention, re-chunk (it ingests what it repairs)."""
+
+    # How long deleted and superseded revisions stay (chunks and artifacts) before the
+    # scheduled retention step erases them: <n>[s|m|h|d|w].
+    retention: str = Field("7d", pattern=r"^\d+[smhdw]$")
+
+
+class AdminSettings(OpenSearchSettings, EmbedderSettings):
+    """The admin custom resource: index setup and the cluster's query model."""
+
+    # The IAM role OpenSearch assumes to call Bedrock for query embeddings.
+    query_connector_role_arn: str = ""
+
+
+class Settings(ReconcileSettings, QuerySettings, AdminSettings):
+    """Everything: the local runner and the command line play every function."""
+
+
+S = TypeVar("S", bound=_Base)
+
+
+@overload
+def load_settings(**overrides: Any) -> Settings: ...
+@overload
+def load_settings(model: type[S], **overrides: Any) -> S: ...
+def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
+    """``model`` from the environment, validated once; ConfigError names the bad variables.
+
+    A model with a source bucket requires one; a configured model path must exist
+    and becomes the default tokenizer's home.
+    """
+    from chunkwise.chunking.tokens import configure_default_model
+
+    try:
+        s = model(**overrides)
+    except ValidationError as exc:
+        parts = [
+            f"CHUNKWISE_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        ]
+        raise ConfigError("invalid settings: " + "; ".join(parts)) from exc
+    if isinstance(s, SourceSettings):
+        if not s.bucket:
+            raise ConfigError("CHUNKWISE_BUCKET: required (the source bucket)")
+        s.pipeline_config()
+    if isinstance(s, OpenSearchSettings):
+        s.names  # noqa: B018 - validates the index prefix
+    if isinstance(s, EmbedderSettings) and s.model_path is not None:
+        if not s.model_path.exists():
+            raise ConfigError(f"CHUNKWISE_MODEL_PATH: {s.model_path} does not exist")
+        configure_default_model(s.model_path)
+    return s
+
+
+# --------------------------------------------------------------------------- command line
+
+
+class CliSettings(_Base):
+    """Defaults of the `chunkwise index|search|eval` options (flags override them)."""
+
+    opensearch_url: str = Field(
+        "http://127.0.0.1:9200",
+        validation_alias=AliasChoices("OPENSEARCH_URL", "CHUNKWISE_OPENSEARCH_URL"),
+    )
+    index_prefix: str = "chunks"
+
+
+class LocalPorts(BaseSettings):
+    """The ports this checkout's local services listen on (scripts read the same names)."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, env_ignore_empty=True)
+
+    opensearch_port: int | None = None
+    localstack_port: int | None = None
+    chunkwise_embed_port: int | None = None
+
+
+class LocalStackEnv(BaseSettings):
+    """What the local stack reads from the environment (services named from outside)."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, env_ignore_empty=True)
+
+    opensearch_url: str = ""
+    aws_endpoint_url: str = ""
+    aws_default_region: str = ""
+    aws_access_key_id: str = ""
+    aws_secret_access_key: str = ""
+    chunkwise_bucket: str = ""
+    chunkwise_index_prefix: str = ""
+    chunkwise_repo: Path | None = None
+
+
+def cli_settings() -> CliSettings:
+    return CliSettings()
+
+
+def local_ports() -> LocalPorts:
+    return LocalPorts()
+
+
+def local_stack_env() -> LocalStackEnv:
+    return LocalStackEnv()
+
+
+def export_env(values: Mapping[str, str], *, only_unset: bool = False) -> None:
+    """Point this process (the in-process handlers, boto3) at a stack: the local
+    runner plays the functions, which read their settings from the environment."""
+    for key, value in values.items():
+        if not value:
+            continue
+        if only_unset:
+            os.environ.setdefault(key, value)
+        else:
+            os.environ[key] = value
+
+
+def child_env(extra: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment plus ``extra``, for a child process."""
+    return {**os.environ, **extra}

@@ -1,0 +1,220 @@
+"""The layout's rules, read from the source (AST; nothing is imported).
+
+- Only `chunkwise.settings` reads or writes the process environment.
+- Only `chunkwise.adapters` (and the handlers in functions/) import boto3, botocore,
+  opensearch-py or Powertools; the domain core, the CLI and the evaluation go
+  through adapters and `chunkwise.wiring`.
+- What the Lambda packages carry never imports what they leave out (cli/, which
+  holds the local stack, and evaluation/; mk/sam.mk SAM_NOT_SHIPPED).
+- The package has no import cycle, counting every import: module level, inside
+  functions and under TYPE_CHECKING (a lazy import that closes a cycle hides a
+  tangle as well as a top-level one).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "shared" / "chunkwise"
+FUNCTIONS = ROOT / "functions"
+AWS_AND_SEARCH_LIBRARIES = ("boto3", "botocore", "opensearchpy", "aws_lambda_powertools")
+NOT_SHIPPED = ("chunkwise.cli", "chunkwise.evaluation")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@dataclass(frozen=True)
+class Imported:
+    name: str  # the dotted name as written, resolved if relative
+    line: int
+
+
+def imports_of(path: Path, name: str) -> Iterator[Imported]:
+    """Every import of a module, wherever it is: statements and import_module("...")."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Imported(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for alias in node.names:
+                yield Imported(f"{base}.{alias.name}", node.lineno)
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).endswith("import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            yield Imported(node.args[0].value, node.lineno)
+
+
+def environment_uses(path: Path) -> Iterator[int]:
+    """Lines that touch the process environment: os.environ, os.getenv, os.putenv, ..."""
+    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        attribute = (
+            isinstance(node, ast.Attribute)
+            and node.attr in names
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        )
+        imported = (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(alias.name in names for alias in node.names)
+        )
+        if attribute or imported:
+            yield node.lineno
+
+
+def environment_violations(files: list[Path]) -> list[str]:
+    allowed = PACKAGE / "settings.py"
+    return [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in files
+        if path != allowed
+        for line in environment_uses(path)
+    ]
+
+
+def library_violations(modules: dict[str, Path]) -> list[str]:
+    out = []
+    for name, path in modules.items():
+        if name == "chunkwise.adapters" or name.startswith("chunkwise.adapters."):
+            continue
+        for imp in imports_of(path, name):
+            if imp.name.split(".")[0] in AWS_AND_SEARCH_LIBRARIES:
+                out.append(f"{path.relative_to(ROOT)}:{imp.line}: {imp.name}")
+    return out
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the package modules it imports (a `from a import b` names a.b if
+    that is a module, else a)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imp in imports_of(path, name):
+            target = imp.name
+            while target not in modules and "." in target:
+                target = target.rpartition(".")[0]
+            if target in modules and target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+def test_only_settings_reads_the_environment() -> None:
+    files = sorted(PACKAGE.rglob("*.py")) + sorted(FUNCTIONS.rglob("*.py"))
+    assert len(files) > 50
+    assert environment_violations(files) == []
+
+
+def test_only_adapters_import_aws_and_opensearch_libraries() -> None:
+    modules = package_modules()
+    assert "chunkwise.adapters.s3" in modules and "chunkwise.wiring" in modules
+    assert library_violations(modules) == []
+
+
+def _inside(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def test_the_shipped_modules_do_not_import_the_unshipped_ones() -> None:
+    modules = package_modules()
+    graph = import_graph(modules)
+    handlers = {p.parent.name: p for p in sorted(FUNCTIONS.glob("*/app.py"))}
+    assert set(handlers) == {"admin", "ingest", "query", "reconcile"}
+    for name, path in handlers.items():
+        graph[f"functions.{name}"] = {
+            imp.name for imp in imports_of(path, "app") if imp.name.startswith("chunkwise")
+        }
+    shipped = [n for n in graph if not _inside(n, NOT_SHIPPED)]
+    wrong = [f"{n} -> {t}" for n in shipped for t in sorted(graph[n]) if _inside(t, NOT_SHIPPED)]
+    assert wrong == []
+    make = (ROOT / "mk" / "sam.mk").read_text(encoding="utf-8")
+    assert "SAM_NOT_SHIPPED := chunkwise/cli chunkwise/evaluation" in make
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = import_graph(package_modules())
+    assert "chunkwise.ingest.pipeline" in graph["chunkwise.wiring"]
+    assert cycles(graph) == []
+
+
+# --------------------------------------------------------------------------- the checks can fail
+
+
+def test_the_checks_see_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import os\nfrom os import getenv\nURL = os.environ.get('X')\n", encoding="utf-8"
+    )
+    assert list(environment_uses(bad)) == [2, 3]
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text(
+        "import importlib\n"
+        "def f():\n"
+        "    from opensearchpy import OpenSearch\n"
+        "    return importlib.import_module('boto3'), OpenSearch\n",
+        encoding="utf-8",
+    )
+    assert [i.name for i in imports_of(lazy, "chunkwise.lazy")] == [
+        "importlib",
+        "opensearchpy.OpenSearch",
+        "boto3",
+    ]
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]

@@ -1,7 +1,7 @@
 """Invariant checks shared by the chunker's unit and property tests.
 
-Each function asserts one contract of DESIGN section 3 on a chunk list, so a
-test states *which* invariant it exercises and failures name it.
+Each function asserts one rule of the Chunk contract (samdocs/architecture.md) on a
+chunk list, so a test states *which* invariant it exercises and failures name it.
 """
 
 from __future__ import annotations

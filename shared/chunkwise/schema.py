@@ -1,4 +1,4 @@
-"""The Chunk contract (DESIGN section 3).
+"""The Chunk contract (samdocs/architecture.md, "The Chunk contract").
 
 A Chunk is at the same time the library's return value, the JSONL line of
 `chunkwise chunk` and the OpenSearch document. `body` is the cited source

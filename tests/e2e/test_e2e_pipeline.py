@@ -88,7 +88,7 @@ def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     assert hits_for(searcher, "gasket valve", doc_id)
     stack.delete(key)
     if not stack.delete_marker_events:
-        # moto sends no event for a delete marker (DESIGN section 4): the sweep repairs it
+        # moto sends no event for a delete marker (the revision protocol): the sweep repairs it
         from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
 

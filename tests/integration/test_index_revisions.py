@@ -1,4 +1,4 @@
-"""Revision protocol against a real OpenSearch node (DESIGN section 4).
+"""Revision protocol against a real OpenSearch node (samdocs/architecture.md).
 
 S3 is a fake port here (the S3 emulator comes later); the index, the aliases,
 the mapping and the searches are real.

@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) for the chunk invariants of DESIGN section 3.
+"""Property tests (hypothesis) for the chunk invariants of the Chunk contract.
 
 Generated multilingual documents mix English and German prose, emoji (ZWJ
 sequences, flags, skin tones), combining marks, Hangul jamo, CRLF, headings,

@@ -1,4 +1,4 @@
-"""The word memo gives exactly the tokenizer's count (DESIGN section 3: token
+"""The word memo gives exactly the tokenizer's count (the Chunk contract: token
 counts are the model's, never estimated), whatever the text, for both models:
 BERT WordPiece (MiniLM) and XLM-R SentencePiece (multilingual-e5, with its
 "passage: " prefix)."""

@@ -1,6 +1,7 @@
 """Block segmentation of canonical text: the atoms of chunking.
 
-The canonical text is markdown-like (DESIGN section 1). Block type is
+The canonical text is markdown-like (samdocs/architecture.md,
+"The canonical text"). Block type is
 recovered from the text itself, so chunking stays a pure function of a string.
 One pass over the lines, no backtracking: linear in the input size.
 

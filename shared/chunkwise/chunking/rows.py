@@ -8,7 +8,7 @@ about the columns ("the annual price per user ...") can outrank it. Indexing
 every row once more, on its own and with its column names
 (``Tarif: Starter; Monatspreis: 6 €; Jahrespreis: 60 €; ...``), lets the search
 ask "is there one row that matches the question?" (an index-only ``rows``
-nested field, scored by its best row, added to the BM25 of DESIGN section 6).
+nested field, scored by its best row, added to the BM25 of architecture.md, "Search").
 
 Rows are read from the chunk itself: markdown table rows under a header that
 is either in the body (``| a | b |`` followed by a ``|---|`` line) or the

@@ -1,4 +1,6 @@
-"""Extraction: document bytes -> canonical text + report (DESIGN section 1, step 2).
+"""Extraction: document bytes -> canonical text + report.
+
+Step 5 of one upload (samdocs/architecture.md); the grammar: "The canonical text".
 
     from chunkwise.extract import extract
     result = extract(data, filename="manual.pdf")

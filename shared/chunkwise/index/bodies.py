@@ -1,7 +1,8 @@
 """Index generations, aliases, documents and the revision protocol (pure; no I/O).
 
-DESIGN section 4. Everything here builds request bodies or decides what to do;
-`chunkwise.adapters.opensearch.index` sends them. Names:
+samdocs/architecture.md, "The revision protocol". Everything here builds request
+bodies or decides what to do; `chunkwise.adapters.opensearch.index` sends them.
+Names:
 
 - physical index per generation: ``<prefix>-<generation>`` (default prefix ``chunks``)
 - read alias ``<prefix>`` (filtered: only ``state == live`` chunks are visible)
@@ -757,7 +758,7 @@ def reconcile(
     embed: EmbedFn,
     max_rounds: int = 5,
 ) -> ReconcileResult:
-    """Make the index agree with S3's current version of ``key`` (DESIGN section 4).
+    """Make the index agree with S3's current version of ``key`` (the revision protocol).
 
     Each round: HEAD -> plan -> write/flip -> supersede everything else -> HEAD
     again; done when S3 did not change during the round and the index shows
@@ -852,7 +853,7 @@ def visible_keys_query(after: Mapping[str, Any] | None = None, page: int = 1000)
 
 def keys_to_reconcile(bucket_keys: Iterable[str], indexed_keys: Iterable[str]) -> list[str]:
     """Every key S3 has or the index shows: lost events, redrives and manual deletes
-    are all repaired by reconciling this set (DESIGN section 4, reconcile sweep)."""
+    are all repaired by reconciling this set (the revision protocol: reconcile sweep)."""
     return sorted(set(bucket_keys) | set(indexed_keys))
 
 

@@ -1,6 +1,7 @@
 """The ingest pipeline: "key K in bucket B changed" -> the index agrees with S3.
 
-DESIGN sections 1 and 4. The same functions run in the ingest Lambda, in the
+samdocs/architecture.md, "One upload, step by step" and
+"The revision protocol". The same functions run in the ingest Lambda, in the
 local runner (`chunkwise local run`) and in tests; handlers only adapt events.
 
 Reconcile, don't replay
@@ -240,7 +241,7 @@ class MessageError(PermanentError):
 
 
 def decode_key(raw: str) -> str:
-    """S3 notification keys are URL-encoded, '+' for space (DESIGN section 7)."""
+    """S3 notification keys are URL-encoded, '+' for space (see samdocs/architecture.md)."""
     return urllib.parse.unquote_plus(raw)
 
 

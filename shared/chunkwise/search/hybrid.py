@@ -1,6 +1,6 @@
 """Hybrid search: query bodies, fusion and result post-processing (pure; no I/O).
 
-DESIGN section 6. BM25 runs over the language-analysed fields (``text_en``,
+See samdocs/architecture.md, "Search". BM25 runs over the language-analysed fields (``text_en``,
 ``text_de``) plus the standard-analysed ``text``, and adds the score of the
 chunk's best-matching table row (the nested ``rows`` field, each row's cells
 named by their column: a question about a cell names its row and its column,

@@ -22,10 +22,10 @@ from chunkwise.evaluation.evaluate import (
     load_questions,
     parse_config,
     parse_questions,
-    percentile,
     resolve_evidence,
     retrieval_metrics,
 )
+from chunkwise.stats import percentile
 
 HEADER = "| Plan | Price |"
 TABLE = f"{HEADER}\n| --- | --- |\n| Team | 12 USD |\n| Business | 25 USD |\n"

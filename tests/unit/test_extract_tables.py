@@ -91,8 +91,8 @@ def test_stitch_only_last_block_to_first_block() -> None:
 
 
 def test_prose_that_looks_like_markdown_is_escaped() -> None:
+    from chunkwise.canonical import escape_paragraph
     from chunkwise.extract import extract
-    from chunkwise.extract.tables import escape_paragraph
 
     assert escape_paragraph("# not a heading") == "\\# not a heading"
     assert escape_paragraph("```python") == "\\```python"

@@ -16,11 +16,11 @@ from chunkwise.ingest.pipeline import (
     change_message,
     fan_out_rechunk,
     parse_message,
-    percentiles,
     plan_sweep,
     sweep,
     verify_generation,
 )
+from chunkwise.stats import percentiles
 from tests.fakes.pipeline import (
     BUCKET,
     DATA,

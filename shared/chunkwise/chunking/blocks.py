@@ -22,14 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-PAGE_ANCHOR = re.compile(r"(?:Page|Seite)\s+(\d{1,6})\s*$", re.IGNORECASE)
-TRANSCRIBED_MARK = "(transcribed"
-FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-PIPE_LINE = re.compile(r"\s*\|?.*\|.*")
-SEPARATOR_LINE = re.compile(r"\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-LINEAR_ROW = re.compile(r"[^|:\n]{1,40}: .+( \| [^|:\n]{1,40}: .+)+$")
-LIST_ITEM = re.compile(r"\s{0,12}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+from chunkwise.canonical import FENCE, HEADING, LINEAR_ROW, LIST_ITEM, is_table_start
 
 
 class BlockType(StrEnum):
@@ -124,13 +117,7 @@ def parse_blocks(text: str) -> list[Block]:
 
 
 def _is_table_start(line: Line, nxt: Line) -> bool:
-    # The two-line lookahead tells a real table from prose that contains a pipe.
-    return (
-        "|" in line.content
-        and PIPE_LINE.match(line.content) is not None
-        and "-" in nxt.content
-        and SEPARATOR_LINE.match(nxt.content) is not None
-    )
+    return is_table_start(line.content, nxt.content)
 
 
 def _starts_other_block(lines: list[Line], i: int) -> bool:
@@ -218,14 +205,3 @@ def _take_paragraph(lines: list[Line], i: int, blocks: list[Block]) -> int:
         j += 1
     blocks.append(Block(BlockType.PARAGRAPH, lines[i].start, lines[j - 1].end))
     return j
-
-
-def page_number(title: str) -> int | None:
-    """The page of a `## Page N` anchor heading, else None."""
-    match = PAGE_ANCHOR.fullmatch(title.strip())
-    return int(match.group(1)) if match else None
-
-
-def is_transcribed(title: str) -> bool:
-    """OCR content announces itself in the heading the extractor wrote."""
-    return TRANSCRIBED_MARK in title

@@ -34,11 +34,14 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from chunkwise.chunking.blocks import Block, BlockType, is_transcribed, page_number, parse_blocks
+from chunkwise.canonical import is_transcribed, page_number
+from chunkwise.chunking.blocks import Block, BlockType, parse_blocks
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.schema import Chunk, ChunkKind
+from chunkwise.stats import percentiles
 from chunkwise.text.lang import detect_language, part_language, part_sample, stop_words
+from chunkwise.text.offsets import utf8_len
 from chunkwise.text.segment import grapheme_boundaries, split_sentences, word_boundaries
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -865,11 +868,11 @@ class _Chunker:
         byte_pos = 0
         byte_at = 0
         for index, (draft, rendered, tokens) in enumerate(zip(drafts, texts, counts, strict=True)):
-            byte_at += _utf8_len(self.text[byte_pos : draft.start])
+            byte_at += utf8_len(self.text[byte_pos : draft.start])
             byte_pos = draft.start
             body = self.text[draft.start : draft.end]
             byte_start = byte_at
-            byte_end = byte_start + _utf8_len(body)
+            byte_end = byte_start + utf8_len(body)
             pages = [a.section.page for a in draft.atoms if a.section.page is not None]
             chunks.append(
                 Chunk(
@@ -900,7 +903,8 @@ class _Chunker:
         self.report.chunks = len(chunks)
         self.report.max_tokens = max(counts, default=0)
         self.report.total_tokens = sum(counts)
-        self.report.length_percentiles = _percentiles([len(c.body) for c in chunks])
+        lengths = [len(c.body) for c in chunks]
+        self.report.length_percentiles = {k: int(v) for k, v in percentiles(lengths).items()}
         return chunks
 
 
@@ -994,15 +998,6 @@ def _additive_join(text: str, left_end: int, right_start: int) -> bool:
     return _is_split_char(text[left_end - 1]) or _is_split_char(text[right_start])
 
 
-def _percentiles(values: list[int]) -> dict[str, int]:
-    """Nearest-rank p1/p5/p50/p95 of chunk lengths."""
-    if not values:
-        return {}
-    ordered = sorted(values)
-    last = len(ordered) - 1
-    return {f"p{p}": ordered[min(last, (p * len(ordered) + 99) // 100 - 1)] for p in (1, 5, 50, 95)}
-
-
 def _hard_edge(left: Draft, right: Draft) -> bool:
     """Drafts that must never share atoms: transcribed next to native text, or
     text in two languages (a chunk has one `lang`, one analyzer)."""
@@ -1059,6 +1054,3 @@ def _indexable(text: str) -> str:
         return text
     return _LONE_SURROGATE.sub("\ufffd", text)
 
-
-def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))

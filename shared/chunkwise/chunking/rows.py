@@ -20,12 +20,9 @@ cells could not be named.
 
 from __future__ import annotations
 
-import re
-
-from chunkwise.chunking.blocks import LINEAR_ROW, SEPARATOR_LINE
+from chunkwise.canonical import CELL_SPLIT, LINEAR_ROW, is_separator, unescape_cell
 
 ROW_CELL_SEPARATOR = "; "
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
 def split_cells(line: str) -> list[str]:
@@ -38,11 +35,7 @@ def split_cells(line: str) -> list[str]:
         s = s[1:]
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
-    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
-
-
-def _is_separator(line: str) -> bool:
-    return "-" in line and SEPARATOR_LINE.match(line) is not None
+    return [unescape_cell(c.strip()) for c in CELL_SPLIT.split(s)]
 
 
 def header_cells(table_header: str) -> list[str] | None:
@@ -51,9 +44,9 @@ def header_cells(table_header: str) -> list[str] | None:
     for i, ln in enumerate(lines):
         if (
             "|" in ln
-            and not _is_separator(ln)
+            and not is_separator(ln)
             and i + 1 < len(lines)
-            and _is_separator(lines[i + 1])
+            and is_separator(lines[i + 1])
         ):
             return split_cells(ln)
     return None
@@ -76,12 +69,12 @@ def table_rows(body: str, table_header: str = "") -> list[str]:
     lines = body.splitlines()
     out: list[str] = []
     for i, line in enumerate(lines):
-        if not line.strip() or _is_separator(line):
+        if not line.strip() or is_separator(line):
             continue
         if "|" not in line:
             continue  # prose, caption: ends nothing, a fragment may carry both
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if _is_separator(nxt):
+        if is_separator(nxt):
             header = split_cells(line)  # a (new) table starts here
             continue
         # Outer pipes are optional in GFM ("Starter | 6 | 60"); under a known

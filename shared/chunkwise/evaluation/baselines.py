@@ -22,19 +22,19 @@ the baseline measures.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from typing import Literal
 
+from chunkwise.canonical import page_anchors
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError
 from chunkwise.schema import Chunk, ChunkKind
+from chunkwise.text.offsets import byte_span
 
 BaselineName = Literal["chunkwise", "fixed", "recursive"]
 BASELINES: tuple[str, ...] = ("chunkwise", "fixed", "recursive")
 RECURSIVE_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
-_PAGE_ANCHOR = re.compile(r"^#{1,6}[ \t]+(?:Page|Seite)[ \t]+(\d{1,6})[ \t]*$", re.MULTILINE)
 
 Span = tuple[int, int]
 
@@ -141,12 +141,12 @@ def spans_to_chunks(
     text: str, spans: Sequence[Span], *, lang: str, counter: HFTokenCounter
 ) -> list[Chunk]:
     """Chunks with exact code-point and byte offsets; ``text == body`` (no added context)."""
-    anchors = [(m.start(), int(m.group(1))) for m in _PAGE_ANCHOR.finditer(text)]
+    anchors = page_anchors(text)
     bodies = [text[s:e] for s, e in spans]
     counts = counter.count_many(bodies) if bodies else []
     chunks: list[Chunk] = []
     for i, ((s, e), body, tokens) in enumerate(zip(spans, bodies, counts, strict=True)):
-        byte_start = len(text[:s].encode("utf-8", "surrogatepass"))
+        byte_start, byte_end = byte_span(text, s, e)
         p_start, p_end = _page_at(anchors, s), _page_at(anchors, max(s, e - 1))
         chunks.append(
             Chunk(
@@ -154,7 +154,7 @@ def spans_to_chunks(
                 start=s,
                 end=e,
                 byte_start=byte_start,
-                byte_end=byte_start + len(body.encode("utf-8", "surrogatepass")),
+                byte_end=byte_end,
                 body=body,
                 text=body,
                 token_count=tokens,

@@ -39,7 +39,6 @@ cited span covers a superseded quote in the superseded revision; must be 0.
 from __future__ import annotations
 
 import json
-import math
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.errors import ChunkwiseError, ConfigError
 from chunkwise.evaluation.baselines import BASELINES
+from chunkwise.stats import percentile
 
 KS = (1, 3, 5)
 MRR_K = 10
@@ -458,15 +458,6 @@ def judge(
 
 
 # --------------------------------------------------------------------------- metrics
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100); 0.0 for no values."""
-    if not values:
-        return 0.0
-    s = sorted(values)
-    k = max(1, math.ceil(p / 100 * len(s)))
-    return float(s[min(k, len(s)) - 1])
 
 
 def retrieval_metrics(js: Sequence[Judgement]) -> dict[str, Any]:

@@ -44,7 +44,6 @@ from chunkwise.evaluation.evaluate import (
     config_report,
     diff_reports,
     judge,
-    percentile,
     render_config_markdown,
     render_diff_markdown,
     render_summary_markdown,
@@ -61,6 +60,7 @@ from chunkwise.search.hybrid import (
     knn_query,
     postprocess,
 )
+from chunkwise.stats import percentile
 
 log = logging.getLogger("chunkwise.eval")
 BUCKET = "eval"

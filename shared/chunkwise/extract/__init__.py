@@ -19,6 +19,8 @@ import re
 import time
 from importlib import metadata
 
+from chunkwise.canonical import table_headers
+
 from .errors import (
     CorruptDocument,
     EmptyDocument,
@@ -29,7 +31,7 @@ from .errors import (
     UnsupportedFormat,
 )
 from .limits import ExtractLimits
-from .markdown import extract_markdown, table_headers
+from .markdown import extract_markdown
 from .model import (
     CANONICAL_VERSION,
     DocFormat,

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from chunkwise.canonical import escape_paragraph
+
 from .errors import (
     CorruptDocument,
     EmptyDocument,
@@ -45,7 +47,6 @@ from .tables import (
     MAX_TABLE_COLUMNS,
     caption_paragraph,
     combine_header_rows,
-    escape_paragraph,
     render_gfm,
 )
 

@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from lxml import etree
 from lxml import html as lhtml
 
+from chunkwise.canonical import escape_paragraph
+
 from .errors import CorruptDocument, EmptyDocument
 from .tables import (
     MAX_TABLE_COLUMNS,
     caption_paragraph,
     combine_header_rows,
-    escape_paragraph,
     render_gfm,
 )
 

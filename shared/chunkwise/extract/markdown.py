@@ -8,14 +8,10 @@ the source is changed or escaped; text inside fenced code is left alone.
 
 from __future__ import annotations
 
-import re
+from chunkwise.canonical import FENCE, HEADING_START
 
 from .errors import EmptyDocument
 from .text import normalise_newlines
-
-_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def extract_markdown(text: str) -> str:
@@ -31,23 +27,19 @@ def separate_headings(text: str) -> str:
     out: list[str] = []
     fence: str | None = None
     for line in lines:
-        opening = _FENCE.match(line)
+        opening = FENCE.match(line)
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
         elif opening:
             fence = opening.group(1)
-        elif _HEADING.match(line) and out and out[-1].strip() and not _HEADING.match(out[-1]):
+        elif (
+            HEADING_START.match(line)
+            and out
+            and out[-1].strip()
+            and not HEADING_START.match(out[-1])
+        ):
             out.append("")
         out.append(line)
     return "\n".join(out)
 
-
-def table_headers(text: str) -> list[str]:
-    """Header lines of the GFM tables in a markdown text (in order)."""
-    lines = text.split("\n")
-    return [
-        lines[i - 1]
-        for i in range(1, len(lines))
-        if "|" in lines[i] and _SEPARATOR.match(lines[i]) and "|" in lines[i - 1]
-    ]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chunkwise import progress
+from chunkwise.canonical import escape_paragraph, page_anchor, transcribed_heading
 
 from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
 from .limits import ExtractLimits
@@ -43,7 +44,6 @@ from .tables import (
     can_continue,
     caption_paragraph,
     columns_match,
-    escape_paragraph,
     header_block_joined,
     is_caption,
     is_continuation_caption,
@@ -759,7 +759,7 @@ def _attach_captions(items: list[Item]) -> None:
 def _render_ocr(text: str, number: int) -> str:
     paras = [_WS.sub(" ", p).strip() for p in re.split(r"\n\s*\n", text.replace("\r", ""))]
     body = "\n\n".join(re.sub(r"^(#+)", r"\\\1", p) for p in paras if p)
-    heading = f"### Page {number} (transcribed by OCR)"
+    heading = transcribed_heading(number)
     return heading + ("\n\n" + body if body else "")
 
 
@@ -1028,7 +1028,7 @@ def _render(
         return start
 
     for page in pages:
-        add(f"## Page {page.number}")
+        add(page_anchor(page.number))
         if page.ocr_text is not None:
             add(_render_ocr(page.ocr_text, page.number))
             continue

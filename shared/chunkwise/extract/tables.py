@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from chunkwise.canonical import escape_cell, separator_row, table_row
+
 _WS = re.compile(r"\s+")
 # Whitespace runs the canonical text collapses to one space. No-break spaces
 # (U+00A0, U+2007, U+202F: "10 000 €", "12 kg") are characters of the text and
@@ -23,47 +25,23 @@ _CONTINUED = re.compile(
 )
 
 
-_BLOCK_SYNTAX = re.compile(r"^(?:`{3,}|~{3,}|\||>|[-*_](?:\s*[-*_]){2,}\s*$)")
-_HEADING_SYNTAX = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
-
-
-def escape_paragraph(text: str) -> str:
-    """Escape the lines of a paragraph that would read as block syntax.
-
-    Text from PDF/DOCX/HTML is prose: a code fence, a pipe, a quote or a
-    thematic break must not turn into an unterminated code block or a table
-    in the canonical text, so such a line gets a backslash. A line starting
-    with "# " is escaped only as the paragraph's first line, where it would be
-    a heading; further down it is prose in chunkwise's grammar (a heading
-    starts a block), so a cited shell prompt or listing comment keeps its "#".
-    """
-    lines = text.split("\n")
-    return "\n".join(
-        "\\" + ln if _BLOCK_SYNTAX.match(ln) or (i == 0 and _HEADING_SYNTAX.match(ln)) else ln
-        for i, ln in enumerate(lines)
-    )
 
 
 def clean_cell(value: str | None) -> str:
     """One line per cell: whitespace collapsed, pipes escaped."""
     if value is None:
         return ""
-    text = LAYOUT_SPACE.sub(" ", value).strip()
-    return text.replace("\\", "\\\\").replace("|", "\\|")
-
-
-def render_row(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
+    return escape_cell(LAYOUT_SPACE.sub(" ", value).strip())
 
 
 def render_gfm(header: list[str], rows: list[list[str]]) -> str:
     """Render a table; every row is padded/truncated to the header's width."""
     width = max([len(header)] + [len(r) for r in rows]) or 1
     head = [clean_cell(c) for c in header] + [""] * (width - len(header))
-    lines = [render_row(head), "| " + " | ".join(["---"] * width) + " |"]
+    lines = [table_row(head), separator_row(width)]
     for row in rows:
         cells = [clean_cell(c) for c in row] + [""] * (width - len(row))
-        lines.append(render_row(cells))
+        lines.append(table_row(cells))
     return "\n".join(lines)
 
 
@@ -98,7 +76,7 @@ def combine_header_rows(rows: list[list[str]]) -> list[str]:
 
 def header_line(header: list[str], width: int | None = None) -> str:
     width = width or len(header)
-    return render_row([clean_cell(c) for c in header] + [""] * (width - len(header)))
+    return table_row([clean_cell(c) for c in header] + [""] * (width - len(header)))
 
 
 def is_caption(text: str) -> bool:

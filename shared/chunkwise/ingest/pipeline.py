@@ -72,6 +72,7 @@ from chunkwise.index.bodies import (
 )
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.schema import Chunk
+from chunkwise.stats import percentiles
 
 if TYPE_CHECKING:
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
@@ -388,18 +389,6 @@ class IngestResult:
             "stages": {k: round(v, 4) for k, v in self.stages.items()},
             "chunk_chars": self.chunk_chars,
         }
-
-
-def percentiles(values: Sequence[int], ps: Sequence[int] = (1, 5, 50, 95)) -> dict[str, float]:
-    """Nearest-rank percentiles (p1/p5/p50/p95 of chunk lengths)."""
-    if not values:
-        return {}
-    s = sorted(values)
-    out: dict[str, float] = {}
-    for p in ps:
-        rank = max(1, -(-p * len(s) // 100))
-        out[f"p{p}"] = float(s[min(rank, len(s)) - 1])
-    return out
 
 
 IndexFactory = Callable[[str | None], IndexPort]

@@ -1,0 +1,73 @@
+"""The canonical-text grammar has one owner: what the writers produce, the readers read.
+
+The chunker and the extraction report used to disagree on a separator row with
+fewer than three dashes per cell (`|-|-|`): a table to the chunker, prose to the
+report. GFM takes one dash per cell, and the chunker's reading is what becomes
+chunks and citations, so the report now counts such a table too.
+"""
+
+from __future__ import annotations
+
+from chunkwise import chunk_text
+from chunkwise.canonical import (
+    CELL_SPLIT,
+    is_separator,
+    is_table_start,
+    is_transcribed,
+    page_anchor,
+    page_anchors,
+    page_number,
+    table_headers,
+    transcribed_heading,
+    unescape_cell,
+)
+from chunkwise.chunking.blocks import BlockType, parse_blocks
+from chunkwise.chunking.rows import split_cells
+from chunkwise.extract import extract
+from chunkwise.extract.tables import render_gfm
+from chunkwise.schema import ChunkKind
+
+SHORT_SEPARATOR = "Prices:\n\n| Plan | Price |\n|-|-|\n| Starter | 6 USD |\n| Team | 12 USD |\n"
+
+
+def test_a_one_dash_separator_is_a_table_to_the_chunker_and_the_report() -> None:
+    blocks = parse_blocks(SHORT_SEPARATOR)
+    assert [b.type for b in blocks] == [BlockType.PARAGRAPH, BlockType.TABLE]
+    report = extract(SHORT_SEPARATOR.encode(), filename="prices.md").report
+    assert [t.header for t in report.tables] == ["| Plan | Price |"]
+    assert report.tables[0].columns == 2
+    chunks = chunk_text(SHORT_SEPARATOR)
+    assert any(c.kind is ChunkKind.TABLE for c in chunks)
+
+
+def test_separator_rows() -> None:
+    assert is_separator("|-|-|") and is_separator("| --- | :-: |") and is_separator("-|-")
+    assert not is_separator("| a | b |") and not is_separator("|  |")
+    assert is_table_start("a | b", "-|-")
+    assert not is_table_start("no pipe here", "|---|")
+    assert not is_table_start("| a | b |", "| c | d |")
+    assert table_headers("| a |\n|---|\n| 1 |\n\nx | y\n") == ["| a |"]
+
+
+def test_what_the_writers_write_the_readers_read() -> None:
+    text = (
+        f"{page_anchor(3)}\n\nText.\n\n{page_anchor(4)}\n\n{transcribed_heading(4)}\n\nScanned.\n"
+    )
+    # The transcribed heading names its page but is not an anchor itself.
+    assert page_anchors(text) == [(0, 3), (text.index("## Page 4"), 4)]
+    assert page_number("Page 12") == 12 and page_number("Seite 7") == 7
+    assert page_number("Pages 12") is None
+    assert is_transcribed(transcribed_heading(4)[4:]) and not is_transcribed("Page 4")
+    chunks = chunk_text(text)
+    assert {c.kind for c in chunks} == {ChunkKind.PROSE, ChunkKind.TRANSCRIBED}
+    assert {(c.page_start, c.page_end) for c in chunks} == {(3, 3), (4, 4)}
+
+
+def test_an_escaped_cell_pipe_does_not_split_and_reads_back() -> None:
+    table = render_gfm(["command", "what"], [["a | b", "pipe a into b"]])
+    header, separator, row = table.split("\n")
+    assert is_table_start(header, separator)
+    assert row == "| a \\| b | pipe a into b |"
+    assert len(CELL_SPLIT.split(row.strip("|"))) == 2
+    assert split_cells(row) == ["a | b", "pipe a into b"]
+    assert unescape_cell("a \\| b") == "a | b"

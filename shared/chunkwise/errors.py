@@ -20,10 +20,6 @@ class TokenizerError(ChunkwiseError):
     """The tokenizer file is missing or unreadable."""
 
 
-class SegmentationError(ChunkwiseError):
-    """ICU could not segment the text (should not happen for valid str)."""
-
-
 class PermanentError(ChunkwiseError):
     """Input that will never succeed: retrying is pointless (goes to the DLQ)."""
 

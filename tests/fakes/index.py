@@ -56,14 +56,18 @@ class FakeIndex:
             for c in chunks:
                 d = self.docs.setdefault(c.doc_id, {})
                 d[c.chunk_id] = (c.revision, c.chunk_index, State.PENDING, len(chunks))
+            # As the adapter: chunks of an earlier, longer write of this revision go.
+            if chunks:
+                d = self.docs[chunks[0].doc_id]
+                for cid, (rev, i, _st, _exp) in list(d.items()):
+                    if rev == chunks[0].revision and i >= len(chunks):
+                        del d[cid]
 
-    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None:
+    def flip_live(self, doc_id: str, revision: str) -> None:
         with self.lock:
             d = self.docs.get(doc_id, {})
             for cid, (rev, i, st, exp) in list(d.items()):
-                if rev == revision and i >= n_chunks:
-                    del d[cid]
-                elif rev == revision and st is State.PENDING:
+                if rev == revision and st is State.PENDING:
                     d[cid] = (rev, i, State.LIVE, exp)
 
     def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:

@@ -118,7 +118,7 @@ def test_result_list_never_mixes_revisions_even_when_both_live(
         v = ObjectVersion(f"2025-01-0{day}T00:00:00Z", rev, key=key, bucket=BUCKET)
         chunks = chunks_from_paragraphs(doc, v, _paragraphs(v))
         live_index.write_revision(chunks, embedder.embed([c.text for c in chunks]))
-        live_index.flip_live(doc, rev, len(chunks))
+        live_index.flip_live(doc, rev)
     assert live_index.live_revisions(doc) == {"r1", "r2"}
     for revs in _all_queries_revisions(live_index, embedder, doc):
         assert revs == {"r2"}

@@ -167,7 +167,7 @@ def test_overlapping_spans_are_deduped(
         }
     )
     corpus_index.write_revision([a, b], embedder.embed([a.text, b.text]))
-    corpus_index.flip_live(doc, "v1", 2)
+    corpus_index.flip_live(doc, "v1")
     s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
     hits = s.search("volcanic ash flights", 5, SearchFilters(doc_ids=(doc,)))
     assert len(hits) == 1

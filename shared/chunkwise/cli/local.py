@@ -57,7 +57,7 @@ from chunkwise.cli.common import (
     warn,
 )
 from chunkwise.errors import ChunkwiseError, ConfigError
-from chunkwise.settings import export_env, local_ports, local_stack_env
+from chunkwise.settings import Settings, export_env, load_settings, local_ports, local_stack_env
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:4566"
 DEFAULT_OPENSEARCH = "http://127.0.0.1:9200"
@@ -285,7 +285,6 @@ def delete_resources(cfg: StackConfig, opensearch: Any) -> list[str]:
 
 
 def setup_index(cfg: StackConfig) -> dict[str, Any]:
-    from chunkwise.settings import load_settings
     from chunkwise.wiring import ensure_index
 
     apply_env(cfg.env())
@@ -300,7 +299,6 @@ def setup_query_model(cfg: StackConfig, *, start: bool = True) -> str:
     it to the live generation. Returns the model id, or "" when the cluster, the
     embedder or the endpoint cannot (said why)."""
     from chunkwise.cli import embed_endpoint
-    from chunkwise.settings import load_settings
     from chunkwise.wiring import has_ml_commons, opensearch_client, setup_local_query_model
 
     apply_env(cfg.env())
@@ -666,7 +664,6 @@ def _status() -> int:
             f"queue {cfg.queue}: {d['queue']} waiting, {d['queue_in_flight']} in flight; "
             f"DLQ {cfg.dlq}: {d['dlq']}"
         )
-        from chunkwise.settings import load_settings
         from chunkwise.wiring import opensearch_index
 
         ix = opensearch_index(load_settings())
@@ -677,13 +674,15 @@ def _status() -> int:
     return rc
 
 
-def _settings_env() -> None:
-    """Use the local stack's environment unless CHUNKWISE_BUCKET says otherwise."""
+def _stack_settings() -> Settings:
+    """The settings of the local stack's environment, unless CHUNKWISE_BUCKET names
+    another stack."""
     if not local_stack_env().chunkwise_bucket:
         cfg = load_state()
         if cfg is not None:
             apply_env(cfg.env())
     apply_env({"AWS_ENDPOINT_URL": local_stack_env().aws_endpoint_url})
+    return load_settings()
 
 
 def main_ingest(argv: Sequence[str]) -> int:
@@ -698,12 +697,10 @@ def main_ingest(argv: Sequence[str]) -> int:
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
-    _settings_env()
     from chunkwise.ingest.pipeline import ObjectChange
-    from chunkwise.settings import load_settings
     from chunkwise.wiring import build_pipeline
 
-    settings = load_settings()
+    settings = _stack_settings()
     pipeline = build_pipeline(settings)
     rc = 0
     with showing_progress(args.progress):
@@ -745,11 +742,9 @@ def main_reconcile(argv: Sequence[str]) -> int:
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
-    _settings_env()
     from chunkwise.ingest.operations import finish_rechunk, run_retention, run_sweep, start_rechunk
-    from chunkwise.settings import load_settings
 
-    settings = load_settings()
+    settings = _stack_settings()
     if args.action == "retention":
         kept = run_retention(settings, args.older_than)
         print(json.dumps(kept.__dict__))

@@ -190,7 +190,7 @@ def ingest(
             vectors = embed([c.text for c in chunks])
             t2 = time.perf_counter()
             ix.write_revision(chunks, vectors)
-            ix.flip_live(doc_id, rev.revision, len(chunks))
+            ix.flip_live(doc_id, rev.revision)
             ix.supersede_others(doc_id, rev.revision)
             t3 = time.perf_counter()
             t_chunk += t1 - t0

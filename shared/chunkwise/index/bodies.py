@@ -676,7 +676,9 @@ class IndexPort(Protocol):
         """Write one revision's chunks as pending; all or nothing (raises, cleans up)."""
         ...
 
-    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None: ...
+    def flip_live(self, doc_id: str, revision: str) -> None:
+        """Make the revision's pending chunks live (its stale ones went at write)."""
+        ...
 
     def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
         """keep_revision None = retire the whole document (S3 key deleted)."""
@@ -794,11 +796,10 @@ def reconcile(
                     index.supersede_others(doc_id, current.revision)
                     raise
                 result.chunks_written += len(chunks)
-                index.flip_live(doc_id, current.revision, len(chunks))
+                index.flip_live(doc_id, current.revision)
         elif plan.action is Action.FLIP:
             assert current is not None
-            st = states[current.revision]
-            index.flip_live(doc_id, current.revision, st.expected)
+            index.flip_live(doc_id, current.revision)
         index.supersede_others(doc_id, current.revision if current else None)
         after = s3.head_current(key)
         if after == current and is_converged(

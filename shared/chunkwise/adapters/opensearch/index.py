@@ -652,7 +652,7 @@ class OpenSearchIndex:
 
         return self._bulk_rounds(query, doc_id, what, action)
 
-    def flip_live(self, doc_id: str, revision: str, n_chunks: int) -> None:
+    def flip_live(self, doc_id: str, revision: str) -> None:
         self._set_state(
             doc_id,
             flip_live_body(doc_id, revision, "")["query"],

@@ -33,7 +33,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.ingest.budget import DocumentBudget
+from chunkwise.ingest.budget import BatchBudgets, DocumentBudget
 from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange, parse_message
 from chunkwise.settings import IngestSettings, load_settings
 
@@ -77,30 +77,16 @@ def _report(result: IngestResult) -> None:
         )
 
 
-class BatchClock:
-    """How many records of the invocation's batch are still waiting: each document's
-    budget keeps time back for them (`chunkwise.ingest.budget`)."""
-
-    def __init__(self, records: int = 1) -> None:
-        self.waiting = records
-        self.started = 0
-
-    def next_budget(self, context: LambdaContext | None) -> DocumentBudget:
-        self.waiting = max(0, self.waiting - 1)
-        self.started += 1
-        if context is None:
-            return DocumentBudget.unbounded()
-        return DocumentBudget.for_invocation(
-            context.get_remaining_time_in_millis(),
-            int(context.memory_limit_in_mb),
-            waiting_documents=self.waiting,
-            first_in_invocation=self.started == 1,
-            clock=CLOCK,
-        )
-
-
-_BATCH = BatchClock()
+_BATCH = BatchBudgets()
 CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
+
+
+def next_budget(context: LambdaContext | None, batch: BatchBudgets) -> DocumentBudget:
+    if context is None:
+        return batch.next(None)
+    return batch.next(
+        context.get_remaining_time_in_millis(), int(context.memory_limit_in_mb), clock=CLOCK
+    )
 
 
 def ingest_change(
@@ -153,7 +139,7 @@ def parse_record(record: SQSRecord) -> list[ObjectChange]:
 
 @tracer.capture_method
 def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
-    budget = _BATCH.next_budget(lambda_context)
+    budget = next_budget(lambda_context, _BATCH)
     changes = parse_record(record)
     if not changes:
         logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
@@ -183,9 +169,9 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
             raise
         for change in changes:
-            ingest_change(change, budget=BatchClock().next_budget(context))
+            ingest_change(change, budget=next_budget(context, BatchBudgets()))
         return {"batchItemFailures": []}
-    _BATCH = BatchClock(len(event.get("Records") or []))
+    _BATCH = BatchBudgets(len(event.get("Records") or []))
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

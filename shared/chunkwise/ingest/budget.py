@@ -155,3 +155,33 @@ class DocumentBudget:
                     rss,
                     f"process memory over the ceiling during {stage}",
                 )
+
+
+class BatchBudgets:
+    """The budgets of one invocation's batch, document by document: each keeps time
+    back for the records still waiting behind it."""
+
+    def __init__(self, records: int = 1) -> None:
+        self.waiting = records
+        self.started = 0
+
+    def next(
+        self,
+        remaining_ms: int | None,
+        memory_mb: int | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> DocumentBudget:
+        """The next document's budget; unbounded without an invocation (``remaining_ms``
+        None: the local runner, tests)."""
+        self.waiting = max(0, self.waiting - 1)
+        self.started += 1
+        if remaining_ms is None:
+            return DocumentBudget.unbounded()
+        return DocumentBudget.for_invocation(
+            remaining_ms,
+            memory_mb,
+            waiting_documents=self.waiting,
+            first_in_invocation=self.started == 1,
+            clock=clock,
+        )

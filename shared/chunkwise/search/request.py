@@ -1,0 +1,142 @@
+"""A search request, from a Function URL event's query string or JSON body (pure).
+
+Every parameter is bounded, so a request outside the bounds is the caller's mistake
+(400, the detail naming the field and never echoing its value) and never a query
+OpenSearch has to reject or a 503 the caller would retry.
+
+    GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
+    POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
+             "doc_id": ["..."]}
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+
+from chunkwise.schema import ChunkKind
+from chunkwise.search.hybrid import SearchFilters
+
+# Bounds on every parameter: a request outside them is the caller's mistake (400),
+# never a query OpenSearch has to reject (500) or a 503 the caller would retry.
+MAX_QUERY_CHARS = 2000
+# Lucene's clause limit (1024) applies to the whole lexical query: each term is a clause
+# per analysed field, so the number of terms is bounded well below 1024 / fields.
+MAX_QUERY_TERMS = 128
+MAX_KEY_PREFIX_CHARS = 1024  # an S3 key is at most 1,024 bytes
+MAX_FILTER_VALUES = 20
+MAX_DOC_IDS = 100
+_TERM = re.compile(r"\w+")
+_LANG = re.compile(r"^[a-z]{2,3}$")
+_DOC_ID = re.compile(r"^[0-9a-f]{32}$")
+_KINDS = frozenset(k.value for k in ChunkKind)
+
+
+class BadRequest(ValueError):
+    """A request parameter is invalid; the message names the field, never echoes it."""
+
+
+class QueryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: StrictInt = Field(5, ge=1, le=50)
+    key_prefix: str | None = Field(None, max_length=MAX_KEY_PREFIX_CHARS)
+    lang: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
+    kind: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
+    doc_id: tuple[str, ...] = Field((), max_length=MAX_DOC_IDS)
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be blank")
+        if len(_TERM.findall(v)) > MAX_QUERY_TERMS:
+            raise ValueError(f"at most {MAX_QUERY_TERMS} terms")
+        return v
+
+    @field_validator("lang")
+    @classmethod
+    def _langs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not _LANG.match(x) for x in v):
+            raise ValueError("each value must be a 2-3 letter lowercase language code")
+        return v
+
+    @field_validator("kind")
+    @classmethod
+    def _kinds(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if any(x not in _KINDS for x in v):
+            raise ValueError(f"each value must be one of {', '.join(sorted(_KINDS))}")
+        return v
+
+    @field_validator("doc_id")
+    @classmethod
+    def _doc_ids(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not _DOC_ID.match(x) for x in v):
+            raise ValueError("each value must be a 32-digit lowercase hex document id")
+        return v
+
+
+def _validated(data: dict[str, Any]) -> QueryRequest:
+    """QueryRequest, or BadRequest naming each bad field (pydantic's own text would
+    repeat the input, which may be a megabyte)."""
+    try:
+        return QueryRequest.model_validate(data)
+    except ValidationError as exc:
+        parts = [
+            f"{'.'.join(str(x) for x in e['loc'][:1]) or 'body'}: {e['msg']}"
+            for e in exc.errors(include_input=False, include_url=False)
+        ]
+        raise BadRequest("; ".join(parts)) from None
+
+
+def _k_param(raw: object) -> object:
+    """``k`` from a query string: digits only (``true`` or ``1.5`` is not a count)."""
+    if raw is None:
+        return 5
+    text = str(raw)
+    if not text.isascii() or not text.isdigit() or len(text) > 3:
+        raise BadRequest("k: must be an integer from 1 to 50")
+    return int(text)
+
+
+def parse_request(event: dict[str, Any]) -> QueryRequest:
+    """The request of a Function URL event (payload format 2.0); BadRequest if invalid."""
+    method = str(event.get("requestContext", {}).get("http", {}).get("method", "GET")).upper()
+    if method == "POST":
+        raw = event.get("body") or "{}"
+        try:
+            if event.get("isBase64Encoded"):
+                raw = base64.b64decode(raw).decode("utf-8")
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise BadRequest("body: must be a UTF-8 JSON object") from None
+        if not isinstance(data, dict):
+            raise BadRequest("body: must be a JSON object")
+        return _validated(data)
+    qs = event.get("queryStringParameters") or {}
+
+    def listed(name: str) -> tuple[str, ...]:
+        v = qs.get(name)
+        return tuple(x for x in str(v).split(",") if x) if v else ()
+
+    return _validated(
+        {
+            "query": str(qs.get("q", qs.get("query", ""))),
+            "k": _k_param(qs.get("k")),
+            "key_prefix": qs.get("key_prefix"),
+            "lang": listed("lang"),
+            "kind": listed("kind"),
+            "doc_id": listed("doc_id"),
+        }
+    )
+
+
+def filters(req: QueryRequest) -> SearchFilters:
+    return SearchFilters(
+        doc_ids=req.doc_id, key_prefix=req.key_prefix, langs=req.lang, kinds=req.kind
+    )

@@ -26,8 +26,7 @@ from chunkwise.evaluation.run import run_evaluation
 from chunkwise.settings import cli_settings
 
 
-def main_eval(argv: Sequence[str]) -> int:
-    """`chunkwise eval QUESTIONS.jsonl --config A.toml [--config B.toml ...] [--out DIR]`."""
+def _parser() -> argparse.ArgumentParser:
     p = parser(
         "chunkwise eval",
         "Ingest a labelled corpus with each configuration into its own index "
@@ -68,7 +67,12 @@ def main_eval(argv: Sequence[str]) -> int:
         help="write hit3.png (needs matplotlib)",
     )
     add_progress_flag(p)
-    args = parse_args(p, argv)
+    return p
+
+
+def main_eval(argv: Sequence[str]) -> int:
+    """`chunkwise eval QUESTIONS.jsonl --config A.toml [--config B.toml ...] [--out DIR]`."""
+    args = parse_args(_parser(), argv)
     if isinstance(args, int):
         return args
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())

@@ -76,6 +76,20 @@ DOCUMENTS = (
     Document(
         "encguide", "usr/share/doc/texlive-doc/latex/base/encguide.pdf", "en", "LaTeX (pdfTeX)"
     ),
+    # Two-column pages (LaTeX News: twocolumn; the German cheat sheet: three
+    # columns of whitespace-aligned tables), from a package already pinned.
+    Document(
+        "ltnews35", "usr/share/doc/texlive-doc/latex/base/ltnews35.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "ltnews36", "usr/share/doc/texlive-doc/latex/base/ltnews36.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "latexsheet-de",
+        "usr/share/doc/texlive-doc/latex/latexcheat-de/latexsheet-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
     Document(
         "debian-reference-en-html",
         "usr/share/debian-reference/ch02.en.html",

@@ -8,7 +8,8 @@ if they are missing). Labels are JSONL under bench/realdocs/labels/: `dev.jsonl`
 is what extraction is tuned on, `heldout.jsonl` (other pages of the same
 documents, and documents of their own) is evaluated only to report.
 
-Per document and tool: table, prose and heading fact pass rates, word
+Per document and tool: table (co-location and strict structure, see
+metrics.py), prose and heading fact pass rates, word
 integrity against `pdftotext -raw`, glued tokens, extraction time and peak
 RSS (each extraction in a fresh process). chunkwise's text is chunked with
 chunkwise's chunker; the baseline's with fixed 1,000-character windows;
@@ -44,6 +45,7 @@ from .metrics import (
     prose_fact,
     reference_words,
     table_fact,
+    table_fact_strict,
     word_integrity,
 )
 
@@ -66,6 +68,7 @@ class Score:
     rss_mib: float = 0.0
     passed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     total: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    strict_tables: int = 0  # table facts that also pass table_fact_strict
     integrity: float | None = None
     glued: int | None = None
     failed: list[str] = field(default_factory=list)
@@ -154,6 +157,11 @@ def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: P
             result.passed[fact["kind"]] += 1
         else:
             result.failed.append(describe(fact))
+        if fact["kind"] == "table":
+            if table_fact_strict(views, fact["cell"], fact["column"], fact["row"]):
+                result.strict_tables += 1
+            else:
+                result.failed.append("strict " + describe(fact))
     if path.suffix.lower() == ".pdf":
         reference = reference_words(pdftotext_raw(path))
         result.integrity = word_integrity(reference, text)
@@ -167,17 +175,18 @@ def _rate(passed: int, total: int) -> str:
 
 def table_md(scores: list[Score]) -> list[str]:
     lines = [
-        "| document | tool | tables | prose | headings | word integrity | glued | pages "
-        "| seconds | peak MiB |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| document | tool | tables | tables (strict) | prose | headings | word integrity | glued "
+        "| pages | seconds | peak MiB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in scores:
         if s.error:
-            lines.append(f"| {s.doc} | {s.tool} | error: {s.error[:60]} |||||||| |")
+            lines.append(f"| {s.doc} | {s.tool} | error: {s.error[:60]} ||||||||| |")
             continue
         integrity = f"{100 * s.integrity:.1f} %" if s.integrity is not None else "-"
         glued = str(s.glued) if s.glued is not None else "-"
         cells = [_rate(s.passed[k], s.total[k]) for k in KINDS]
+        cells.insert(1, _rate(s.strict_tables, s.total["table"]))
         lines.append(
             f"| {s.doc} | {s.tool} | {' | '.join(cells)} | {integrity} | {glued} | {s.pages} "
             f"| {s.seconds:.1f} | {s.rss_mib:.0f} |"
@@ -187,9 +196,9 @@ def table_md(scores: list[Score]) -> list[str]:
 
 def summary_md(scores: list[Score]) -> list[str]:
     lines = [
-        "| language | tool | tables | prose | headings | min word integrity (PDF) "
-        "| glued per 10 pages (PDF) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| language | tool | tables | tables (strict) | prose | headings "
+        "| min word integrity (PDF) | glued per 10 pages (PDF) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
@@ -199,6 +208,8 @@ def summary_md(scores: list[Score]) -> list[str]:
         cells = [
             _rate(sum(s.passed[k] for s in group), sum(s.total[k] for s in group)) for k in KINDS
         ]
+        strict = sum(s.strict_tables for s in group), sum(s.total["table"] for s in group)
+        cells.insert(1, _rate(*strict))
         pdfs = [s for s in group if s.integrity is not None]
         worst = f"{100 * min(s.integrity or 0.0 for s in pdfs):.1f} %" if pdfs else "-"
         pages = sum(s.pages for s in pdfs)

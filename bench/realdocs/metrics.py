@@ -7,6 +7,10 @@ window itself):
 - table: one chunk holds the column header, and one line of that chunk holds
   the row label followed by the cell within 150 characters (the row reads
   alone, with its header);
+- table, strict (the structure measure): the cell sits in a GFM table row whose
+  row-label cell is the row label, in the column whose header cell names the
+  column (or, for a table without one, under a caption line naming it); a row
+  that only comes out as a paragraph next to its header does not count;
 - prose: the snippet occurs in the document's text (exactly, after collapsing
   whitespace: a word broken at a line end or hyphenated must come out whole);
 - heading: a chunk holding the snippet names the heading, in its heading path
@@ -77,6 +81,77 @@ def table_fact(views: Sequence[View], cell: str, column: str, row: str) -> bool:
             continue
         if any(_row_holds(line, row_n, cell_n) for line in _norm_lines(view.text)):
             return True
+    return False
+
+
+@dataclass(frozen=True)
+class TableView:
+    """One GFM table of a chunk: the line before it (its caption), header cells, body rows."""
+
+    context: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_RULE_CELL = re.compile(r"^:?-{3,}:?$")
+
+
+def _cells(line: str) -> tuple[str, ...]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return tuple(norm(c) for c in _CELL_SPLIT.split(inner))
+
+
+def tables_in(text: str) -> list[TableView]:
+    """The GFM tables of a chunk's text (runs of lines starting with "|")."""
+    out: list[TableView] = []
+    lines = text.split("\n")
+    context = ""
+    i = 0
+    while i < len(lines):
+        if not lines[i].lstrip().startswith("|"):
+            if lines[i].strip():
+                context = norm(lines[i])
+            i += 1
+            continue
+        run: list[tuple[str, ...]] = []
+        while i < len(lines) and lines[i].lstrip().startswith("|"):
+            run.append(_cells(lines[i]))
+            i += 1
+        if len(run) >= 2 and all(_RULE_CELL.match(c) for c in run[1] if c):
+            out.append(TableView(context, run[0], tuple(run[2:])))
+        else:
+            out.append(TableView(context, (), tuple(run)))
+        context = ""
+    return out
+
+
+def _row_label_at(cells: tuple[str, ...], row: str) -> int:
+    for i, value in enumerate(cells):
+        if value == row or value.startswith(row + " "):
+            return i
+    return -1
+
+
+def table_fact_strict(views: Sequence[View], cell: str, column: str, row: str) -> bool:
+    """The cell is in a table's body row whose row-label cell is `row`, in the column whose
+    header names `column` (or, for a table without such a header cell, one whose caption
+    line directly above does): structure, not co-location."""
+    cell_n, column_n, row_n = norm(cell), norm(column), norm(row)
+    for view in views:
+        for table in tables_in(view.text):
+            columns = [j for j, h in enumerate(table.header) if column_n in h]
+            if not columns and column_n not in table.context:
+                continue
+            for cells in table.rows:
+                at = _row_label_at(cells, row_n)
+                if at < 0:
+                    continue
+                wanted = columns or range(len(cells))
+                if any(j != at and j < len(cells) and cell_n in cells[j] for j in wanted):
+                    return True
     return False
 
 

@@ -9,7 +9,8 @@ window itself):
   alone, with its header);
 - table, strict (the structure measure): the cell sits in a GFM table row whose
   row-label cell is the row label, in the column whose header cell names the
-  column (or, for a table without one, under a caption line naming it); a row
+  column (a table without a header row: its first row names the columns, as in
+  key-value tables, or the caption line directly above names the table); a row
   that only comes out as a paragraph next to its header does not count;
 - prose: the snippet occurs in the document's text (exactly, after collapsing
   whitespace: a word broken at a line end or hyphenated must come out whole);
@@ -142,10 +143,13 @@ def table_fact_strict(views: Sequence[View], cell: str, column: str, row: str) -
     cell_n, column_n, row_n = norm(cell), norm(column), norm(row)
     for view in views:
         for table in tables_in(view.text):
-            columns = [j for j, h in enumerate(table.header) if column_n in h]
+            header, rows = table.header, table.rows
+            if not any(header) and rows:  # no header row: the first row names the columns
+                header = rows[0]
+            columns = [j for j, h in enumerate(header) if column_n in h]
             if not columns and column_n not in table.context:
                 continue
-            for cells in table.rows:
+            for cells in rows:
                 at = _row_label_at(cells, row_n)
                 if at < 0:
                     continue

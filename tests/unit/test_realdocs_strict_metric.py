@@ -37,3 +37,9 @@ def test_escaped_pipe_stays_in_its_cell() -> None:
     (table,) = tables_in("| a \\| b | c |\n| --- | --- |\n| x | y |\n")
     assert table.header == ("a | b", "c")
     assert table.rows == (("x", "y"),)
+
+
+def test_key_value_table_without_header_is_named_by_its_first_row() -> None:
+    text = "|  |  |\n| --- | --- |\n| LATEX name: | T5 |\n| Public name: | Vietnamese |\n"
+    assert table_fact_strict([View(text)], "Vietnamese", "T5", "Public name:")
+    assert not table_fact_strict([View(text)], "Vietnamese", "T6", "Public name:")

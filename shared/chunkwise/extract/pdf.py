@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 from chunkwise import progress
@@ -37,6 +38,9 @@ from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitEx
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
 from .ocr import OcrPort
+from .pdf_aligned import find_aligned_tables
+from .pdf_columns import reading_order
+from .pdf_lines import WORD_GAP_EM, Glyph, Line, is_mono_font, segments_of
 from .tables import (
     StitchedTable,
     TableFragment,
@@ -47,6 +51,7 @@ from .tables import (
     header_block_joined,
     is_caption,
     is_continuation_caption,
+    is_continuation_note,
     start_table,
 )
 
@@ -81,27 +86,11 @@ _MARGIN = 0.12  # share of the page height where running headers and footers sit
 _WS = re.compile(r"\s+")
 _MAX_OCR_PIXELS = 4000
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
-# A gap wider than this share of the font size starts a new word. pdfplumber's
-# default is an absolute 3 pt, wider than a justified TeX line's word space at
-# 10 pt (about 2.2 pt): whole lines came out as one word. Less than a sixth of an em
-# is still wider than any kern inside a word.
-_WORD_GAP_EM = 0.15
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
 _BAND = 8  # points
 _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
 _HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
-
-
-@dataclass
-class Line:
-    text: str
-    top: float
-    bottom: float
-    x0: float
-    size: float
-    bold: bool
-    font: str = ""  # the line's main font, without the subset prefix ("ABCDEF+")
 
 
 @dataclass
@@ -114,6 +103,7 @@ class Item:
     level: int = 0
     lines: list[Line] = field(default_factory=list)
     table: TableFragment | None = None
+    order: float = -1.0  # place among the page's lines (Line.seq), when known
 
 
 @dataclass
@@ -242,14 +232,18 @@ def _table_cells(
         for w in page_words
         if x0 - 1 <= float(w["x0"]) <= x1 + 1 and top - 1 <= float(w["top"]) <= bottom + 1
     ]
+    grid = [[_box(b) if b is not None else None for b in row.cells] for row in table.rows]
+    edges = _x_edges(table)
+    if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
+        grid = _edge_grid(grid, edges)
     out: list[list[str | None]] = []
-    for row in table.rows:
+    for row in grid:
         cells: list[str | None] = []
-        for bbox in row.cells:
+        for bbox in row:
             if bbox is None:
                 cells.append(None)
                 continue
-            cx0, ctop, cx1, cbottom = (float(v) for v in bbox)
+            cx0, ctop, cx1, cbottom = bbox
             inside = [
                 w
                 for w in words
@@ -259,6 +253,31 @@ def _table_cells(
             taken.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for w in inside)
             cells.append(_words_to_lines(inside))
         out.append(cells)
+    return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _uncovered(words: list[dict[str, Any]], grid: list[list[Box | None]]) -> bool:
+    """Words of the table's box in none of its cells (a column whose panel is missing)."""
+    boxes = [b for row in grid for b in row if b is not None]
+    return any(not _inside(w, boxes) for w in words)
+
+
+def _edge_grid(grid: list[list[Box | None]], edges: list[float]) -> list[list[Box | None]]:
+    """Rows cut at every column boundary of the table (colortbl draws a column's frame
+    only where its panel is coloured: pdfplumber then sees two columns on one page and
+    three on the next)."""
+    out: list[list[Box | None]] = []
+    for row in grid:
+        present = [b for b in row if b is not None]
+        if not present:
+            out.append(list(row))
+            continue
+        top = min(b[1] for b in present)
+        bottom = max(b[3] for b in present)
+        out.append([(a, top, b, bottom) for a, b in pairwise(edges)])
     return out
 
 
@@ -303,7 +322,7 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     boxes: list[tuple[float, float, float, float]] = []
     cells: list[list[tuple[float, float, float, float]]] = []
     items: list[Item] = []
-    page_words = page.extract_words(x_tolerance_ratio=_WORD_GAP_EM) if tables else []
+    page_words = page.extract_words(x_tolerance_ratio=WORD_GAP_EM) if tables else []
     for table in tables:
         used: list[tuple[float, float, float, float]] = []
         extracted = _table_cells(page_words, table, used)
@@ -332,26 +351,55 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     text_page = page.filter(keep) if boxes else page
     lines: list[Line] = []
     for raw in text_page.extract_text_lines(
-        return_chars=True, strip=True, x_tolerance_ratio=_WORD_GAP_EM
+        return_chars=True, strip=True, x_tolerance_ratio=WORD_GAP_EM
     ):
         text = _WS.sub(" ", str(raw.get("text", ""))).strip()
         if not text:
             continue
         chars = list(raw.get("chars", []))
+        size = _line_size(chars)
         lines.append(
             Line(
                 text=text,
                 top=float(raw["top"]),
                 bottom=float(raw["bottom"]),
                 x0=float(raw["x0"]),
-                size=_line_size(chars),
+                size=size,
                 bold=_line_bold(chars),
                 font=_line_font(chars),
+                segments=segments_of(_glyphs(chars), size),
             )
         )
     has_text = bool(lines) or bool(items)
     has_images = bool(page.images)
     return lines, _join_header_blocks(items), has_text, has_images
+
+
+_LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+)
+
+
+def _glyphs(chars: list[dict[str, Any]]) -> list[Glyph]:
+    """pdfplumber's characters of a line, ligatures expanded as in its line text."""
+    return [
+        Glyph(
+            float(c["x0"]),
+            float(c["x1"]),
+            str(c.get("text", "")).translate(_LIGATURES),
+            is_mono_font(str(c.get("fontname", ""))),
+        )
+        for c in chars
+    ]
+
+
+def _horizontal_rules(page: Any) -> list[tuple[float, float, float]]:
+    """(y, x0, x1) of the page's horizontal rules (booktabs' top, mid and bottom rules)."""
+    return [
+        (float(e["top"]), float(e["x0"]), float(e["x1"]))
+        for e in page.edges
+        if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
+    ]
 
 
 def _join_header_blocks(items: list[Item]) -> list[Item]:
@@ -433,6 +481,9 @@ def _read_page_fast(page: Any) -> list[Line]:
         tops: list[float] = []
         bottoms: list[float] = []
         x0s: list[float] = []
+        glyphs: list[Glyph] = []
+        left, right = ctypes.c_double(), ctypes.c_double()
+        low, high = ctypes.c_double(), ctypes.c_double()
 
         def flush() -> None:
             text = _WS.sub(" ", "".join(chars)).strip()
@@ -440,7 +491,11 @@ def _read_page_fast(page: Any) -> list[Line]:
                 size = Counter(sizes).most_common(1)[0][0]
                 font = Counter(fonts).most_common(1)[0][0]
                 is_bold = sum(bold) >= 0.6 * len(bold)
-                lines.append(Line(text, min(tops), max(bottoms), min(x0s), size, is_bold, font))
+                segments = segments_of(glyphs, size)
+                lines.append(
+                    Line(text, min(tops), max(bottoms), min(x0s), size, is_bold, font, segments)
+                )
+            glyphs.clear()
             chars.clear()
             sizes.clear()
             bold.clear()
@@ -449,7 +504,7 @@ def _read_page_fast(page: Any) -> list[Line]:
             bottoms.clear()
             x0s.clear()
 
-        last_font: tuple[float, bool, str] = (0.0, False, "")
+        last_font: tuple[float, bool, str, bool] = (0.0, False, "", False)
         for i in range(pdfium_c.FPDFText_CountChars(tp)):
             code = pdfium_c.FPDFText_GetUnicode(tp, i)
             ch = chr(code) if 0 <= code < 0x110000 else ""
@@ -467,13 +522,29 @@ def _read_page_fast(page: Any) -> list[Line]:
             if size != last_font[0] or i % 32 == 0:
                 pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
                 font_name = name.value.decode("utf-8", "replace")
-                last_font = (size, _is_bold_font(font_name), _font_family(font_name))
+                last_font = (
+                    size,
+                    _is_bold_font(font_name),
+                    _font_family(font_name),
+                    is_mono_font(font_name),
+                )
             pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
+            pdfium_c.FPDFText_GetCharBox(
+                tp,
+                i,
+                ctypes.byref(left),
+                ctypes.byref(right),
+                ctypes.byref(low),
+                ctypes.byref(high),
+            )
             base = height - float(y.value)
             if tops and base - 0.79 * size > max(bottoms):  # next line without a break
                 pending = chars.pop()
                 flush()
                 chars.append(pending)
+            glyphs.append(
+                Glyph(float(x.value), max(float(right.value), float(x.value)), ch, last_font[3])
+            )
             sizes.append(size)
             bold.append(last_font[1])
             fonts.append(last_font[2])
@@ -495,6 +566,7 @@ def _merge_same_line(lines: list[Line]) -> list[Line]:
         if prev is not None and abs(prev.top - ln.top) < 1.0 and abs(prev.size - ln.size) < 0.5:
             prev.text = f"{prev.text} {ln.text}"
             prev.bottom = max(prev.bottom, ln.bottom)
+            prev.segments = sorted(prev.segments + ln.segments, key=lambda seg: seg.x0)
         else:
             out.append(ln)
     return out
@@ -721,8 +793,12 @@ def _group(
             blocks.append(Item("para", ln.top, ln.bottom, size=ln.size, lines=[ln]))
     for b in blocks:
         b.text = _join_lines(ln.text for ln in b.lines)
+        b.order = b.lines[0].seq
     merged = blocks + tables
-    merged.sort(key=lambda it: it.top)
+    if lines and all(ln.seq >= 0 for ln in lines) and all(t.order >= 0 for t in tables):
+        merged.sort(key=lambda it: it.order)  # reading order: two-column pages
+    else:
+        merged.sort(key=lambda it: it.top)
     return merged
 
 
@@ -884,15 +960,40 @@ def _read_all(
             # No vector paths = no ruled table: PDFium reads the text ~40x faster.
             lines = _read_page_fast(fast_page)
             tables: list[Item] = []
+            rules: list[tuple[float, float, float]] = []
             has_images = _has_images(fast_page)
             report_fast.append(index + 1)
         else:
             lines, tables, _has_text, has_images = _read_page(page)
+            rules = _horizontal_rules(page)
+        lines = reading_order(lines, float(page.width))
+        tables = _aligned_tables(lines, tables, index + 1, rules)
         raw.append((index + 1, float(page.height), lines, tables, bool(lines), has_images))
         page.close()  # drop pdfplumber's per-page caches: bounded memory
         if fast_page is not None:
             fast_page.close()
         progress.advance("extract: pages", index + 1, n_pages)
+
+
+def _aligned_tables(
+    lines: list[Line], tables: list[Item], page: int, rules: list[tuple[float, float, float]]
+) -> list[Item]:
+    """Tables found by alignment join the ruled ones; their lines leave `lines` (in place).
+
+    Every line gets its place in the reading order (`seq`); a table sits where
+    its first line was, a ruled table before the first line below its top.
+    """
+    for i, ln in enumerate(lines):
+        ln.seq = float(i)
+    for item in tables:
+        below = [ln.seq for ln in lines if ln.top > item.top]
+        item.order = min(below) - 0.5 if below else float(len(lines))
+    text, aligned = find_aligned_tables(lines, page, rules)
+    lines[:] = text
+    found = [
+        Item("table", t.top, t.bottom, table=t.fragment, order=t.lines[0].seq) for t in aligned
+    ]
+    return tables + found
 
 
 def _drop_unmapped_glyphs(lines: list[Line], tables: list[Item]) -> int:
@@ -971,39 +1072,62 @@ def _assemble(
 
 
 def _stitch(pages: list[PageContent], report: ExtractionReport) -> dict[int, StitchedTable]:
-    """Assemble table fragments; returns id(first fragment item) -> table."""
+    """Assemble table fragments; returns id(first fragment item) -> table.
+
+    A table continues on the next page when it is the page's last block (a
+    "continued" note after it aside) and the next page starts with a fragment
+    of the same columns (a repeated or "continued" caption before it aside),
+    whether or not the header row is repeated.
+    """
     out: dict[int, StitchedTable] = {}
     open_table: StitchedTable | None = None
     for page in pages:
         report.tables_found += sum(1 for it in page.items if it.kind == "table")
-        if open_table is not None:
-            items = page.items
-            skip = 0
-            if items and items[0].kind == "para" and is_continuation_caption(items[0].text):
-                skip = 1
-            first = items[skip] if len(items) > skip else None
-            if (
-                first is not None
-                and first.kind == "table"
-                and first.table is not None
-                and can_continue(open_table, first.table)
-            ):
-                append_fragment(open_table, first.table)
-                del items[: skip + 1]
-                if not items:
-                    # The page held nothing but the rest of the table.
-                    page.has_text = True
-            else:
-                open_table = None
+        if open_table is not None and not _continue_on(page, open_table):
+            open_table = None
+        if not page.items:
+            continue  # the page held only the rest of the open table: it may go on
+        last = _last_block(page.items)
         for i, it in enumerate(page.items):
             if it.kind == "table" and it.table is not None:
                 table = start_table(it.table)
                 out[id(it)] = table
-                open_table = table if i == len(page.items) - 1 else None
-        if page.items and page.items[-1].kind != "table":
+                open_table = table if i == last else None
+        if last < 0 or page.items[last].kind != "table":
             open_table = None
     report.tables_stitched = sum(1 for t in out.values() if t.fragments > 1)
     return out
+
+
+def _last_block(items: list[Item]) -> int:
+    """Index of the page's last block that is not a table's "continued" note."""
+    i = len(items) - 1
+    while i >= 0 and items[i].kind == "para" and is_continuation_note(items[i].text):
+        i -= 1
+    return i
+
+
+def _continue_on(page: PageContent, table: StitchedTable) -> bool:
+    """Append the page's first table to `table` if it continues it (and drop its caption)."""
+    items = page.items
+    skip = 0
+    if items and items[0].kind == "para" and _continues_caption(items[0].text, table):
+        skip = 1
+    first = items[skip] if len(items) > skip else None
+    if first is None or first.kind != "table" or first.table is None:
+        return False
+    if not can_continue(table, first.table):
+        return False
+    append_fragment(table, first.table)
+    del items[: skip + 1]
+    if not items:
+        page.has_text = True  # the page held nothing but the rest of the table
+    return True
+
+
+def _continues_caption(text: str, table: StitchedTable) -> bool:
+    same = bool(table.caption) and _WS.sub(" ", text).strip() == _WS.sub(" ", table.caption).strip()
+    return same or is_continuation_caption(text)
 
 
 def _escape_list_marker(text: str) -> str:

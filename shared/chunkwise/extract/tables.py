@@ -24,6 +24,11 @@ _CONTINUED = re.compile(
     re.IGNORECASE,
 )
 
+_NOTE = re.compile(
+    r"^(?:\(?(?:continued|fortsetzung|forsetzung)\b.{0,30}|"
+    r"(?:continued|fortgesetzt) (?:on|auf) (?:the )?(?:next|nächster) (?:page|seite)\W*)$",
+    re.IGNORECASE,
+)
 
 
 
@@ -87,6 +92,11 @@ def is_continuation_caption(text: str) -> bool:
     return is_caption(text) and bool(_CONTINUED.search(text))
 
 
+def is_continuation_note(text: str) -> bool:
+    """ "Fortsetzung nächste Seite", "Continued...": a table's note that it goes on overleaf."""
+    return bool(_NOTE.match(text.strip()))
+
+
 def caption_paragraph(text: str) -> str:
     """A caption the chunker recognises: "Table ..." as is, anything else in bold."""
     text = LAYOUT_SPACE.sub(" ", text).strip()
@@ -109,6 +119,7 @@ class TableFragment:
     page: int
     x_edges: list[float] = field(default_factory=list)  # column boundaries, if known
     caption: str = ""
+    header_rows: int = 1  # 0: no header row (rows[0] is an empty stand-in)
 
     @property
     def columns(self) -> int:
@@ -140,6 +151,8 @@ class StitchedTable:
 def start_table(fragment: TableFragment) -> StitchedTable:
     rows = [list(r) for r in fragment.rows]
     header = rows[0] if rows else [""]
+    if fragment.header_rows == 0:
+        header = [""] * fragment.columns  # no header row: the caption names the table
     return StitchedTable(
         header=header,
         rows=rows[1:],
@@ -191,7 +204,9 @@ def can_continue(table: StitchedTable, fragment: TableFragment) -> bool:
 
 def append_fragment(table: StitchedTable, fragment: TableFragment) -> None:
     rows = [list(r) for r in fragment.rows]
-    if rows and _norm(rows[0]) == _norm(table.header):
+    if fragment.header_rows == 0:
+        rows = rows[1:]  # the empty stand-in of a table without a header row
+    elif rows and _norm(rows[0]) == _norm(table.header):
         rows = rows[1:]
         table.repeated_headers_dropped += 1
     table.rows.extend(rows)

@@ -1,0 +1,244 @@
+"""Tables set by alignment alone: no rules (l2kurz) or horizontal rules only (booktabs).
+
+pdfplumber's line finder needs vertical rules or a frame; TeX's tabular,
+booktabs and longtable set most tables without either. Such a table is a run
+of lines that share vertical *gutters*: x ranges that no line's segments (see
+`pdf_lines`) cover, while at least three lines have text on both sides of
+them. The gutters split the run into columns; a line whose first column is
+empty, or that follows a cell ending in a hyphen or comma, continues the row
+above (cells of several lines). The header is what lies above the first full
+rule inside the table (booktabs' midrule), or the first row when it is set
+apart (bold, or followed by a wider gap); otherwise the table has no header
+row and its caption names it.
+
+Not tables: code listings (every segment in a typewriter font), prose (a
+line crossing a gutter ends the run; one table row alone is not a table),
+tables of contents (a second column of page numbers only) and lists (a
+first column of bullets or item numbers).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+from statistics import median
+
+from .pdf_lines import CELL_GAP_EM, Line, Segment
+from .tables import TableFragment, combine_header_rows, is_caption, is_continuation_note
+
+_MIN_ROWS = 3  # lines with text in two or more columns
+_MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
+_MIN_SHARE = 0.4  # of a run's lines have two or more segments
+_PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
+_CONTINUES = ("-", ",")
+# A first column of bullets or item numbers is a list, not a table (TeX and
+# reportlab set bullets as unmapped glyphs: "(cid:127)").
+_LIST_MARK = re.compile(
+    r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7*\u2013-]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(cid:\d+\))$"
+)
+
+
+@dataclass
+class AlignedTable:
+    top: float
+    bottom: float
+    fragment: TableFragment
+    lines: list[Line]
+
+
+def _columns(rows: list[Line]) -> list[tuple[float, float]]:
+    """(x0, x1) of each column: the x ranges between the gutters of `rows`."""
+    left = min(s.x0 for ln in rows for s in ln.segments)
+    right = max(s.x1 for ln in rows for s in ln.segments)
+    width = int(right - left) + 2
+    cover = [0] * width
+    for ln in rows:
+        for s in ln.segments:
+            for x in range(int(s.x0 - left), min(width, int(s.x1 - left) + 1)):
+                cover[x] += 1
+    em = median(ln.size for ln in rows) or 10.0
+    limit = len(rows) // 8  # a spanning row may cross a gutter
+    columns: list[tuple[float, float]] = []
+    start: float | None = None
+    gap_start: int | None = None
+    for x, n in enumerate([*cover, 0]):
+        if n > limit:
+            if start is None:
+                start = left + x
+            elif gap_start is not None and x - gap_start >= CELL_GAP_EM * em:
+                columns.append((start, left + gap_start))
+                start = left + x
+            gap_start = None
+        elif gap_start is None:
+            gap_start = x
+    if start is not None:
+        columns.append((start, right))
+    return columns
+
+
+def _column_of(seg: Segment, columns: list[tuple[float, float]]) -> list[int]:
+    """Columns a segment covers (more than one: a cell spanning columns)."""
+    hit = [i for i, (x0, x1) in enumerate(columns) if seg.x0 < x1 and seg.x1 > x0]
+    if hit:
+        return hit
+    centre = (seg.x0 + seg.x1) / 2
+    return [min(range(len(columns)), key=lambda i: abs(centre - sum(columns[i]) / 2))]
+
+
+def _crosses(ln: Line, columns: list[tuple[float, float]]) -> bool:
+    return any(len(_column_of(s, columns)) > 1 for s in ln.segments)
+
+
+def _cells(ln: Line, columns: list[tuple[float, float]], spread: bool) -> list[str]:
+    cells = [""] * len(columns)
+    for seg in ln.segments:
+        cols = _column_of(seg, columns)
+        for c in cols if spread else cols[:1]:
+            cells[c] = f"{cells[c]} {seg.text}".strip()
+    return cells
+
+
+def _continues(cells: list[str], prev: list[str] | None) -> bool:
+    if prev is None:
+        return False
+    if not cells[0]:
+        filled = sum(1 for c in cells if c)
+        hyphenated = any(p.endswith("-") for p in prev if p)
+        return filled == 1 or hyphenated
+    return prev[0].endswith(_CONTINUES) or any(
+        p.endswith("-") and c for p, c in zip(prev[1:], cells[1:], strict=True)
+    )
+
+
+def _join(a: str, b: str) -> str:
+    if not a:
+        return b
+    if not b:
+        return a
+    if a.endswith("-") and len(a) > 1 and a[-2].isalpha() and b[:1].islower():
+        return a[:-1] + b
+    return f"{a} {b}"
+
+
+def _rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[list[str]]:
+    rows: list[list[str]] = []
+    for ln in lines:
+        cells = _cells(ln, columns, spread=False)
+        if rows and _continues(cells, rows[-1]):
+            rows[-1] = [_join(a, b) for a, b in zip(rows[-1], cells, strict=True)]
+        else:
+            rows.append(cells)
+    return rows
+
+
+def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) -> int:
+    """How many of the table's lines are its header."""
+    left = min(ln.x0 for ln in lines)
+    right = max(ln.x1 for ln in lines)
+    for y, x0, x1 in sorted(rules):
+        full = x1 - x0 >= 0.8 * (right - left)
+        above = sum(1 for ln in lines if ln.bottom <= y + 1)
+        if full and 0 < above < len(lines):
+            return above
+    if len(lines) < 3:
+        return 0
+    if lines[0].bold and not any(ln.bold for ln in lines[1:3]):
+        return 1
+    gaps = [b.top - a.bottom for a, b in pairwise(lines[1:])]
+    pitch = median(gaps) if gaps else 0.0
+    return 1 if lines[1].top - lines[0].bottom > pitch + 0.5 * lines[0].size else 0
+
+
+def _is_listing(lines: list[Line]) -> bool:
+    return all(s.mono for ln in lines for s in ln.segments)
+
+
+def _is_list(rows: list[list[str]]) -> bool:
+    marks = [r[0] for r in rows if r[0]]
+    return bool(marks) and all(_LIST_MARK.match(m) for m in marks)
+
+
+def _is_contents(rows: list[list[str]]) -> bool:
+    last = [r[-1] for r in rows if r[-1]]
+    return len(rows[0]) == 2 and bool(last) and all(_PAGE_NUMBER.match(c) for c in last)
+
+
+def _run_end(lines: list[Line], start: int) -> int:
+    """End (exclusive) of the run of table-like lines starting at `start`."""
+    end = start + 1
+    while end < len(lines):
+        prev, ln = lines[end - 1], lines[end]
+        if ln.top - prev.bottom > _MAX_LINE_GAP * max(ln.size, 1.0) + 2:
+            break
+        end += 1
+    return end
+
+
+def _table_in(
+    run: list[Line], page: int, rules: list[tuple[float, float, float]]
+) -> AlignedTable | None:
+    multi = [ln for ln in run if len(ln.segments) >= 2]
+    if len(multi) < _MIN_ROWS or len(multi) < _MIN_SHARE * len(run) or _is_listing(run):
+        return None
+    columns = _columns(multi)
+    if len(columns) < 2:
+        return None
+    # Cut the run where a line crosses a gutter (prose after the table); a
+    # header or spanning line may do so in the first two lines.
+    kept = [run[0]]
+    for i, ln in enumerate(run[1:], start=1):
+        if (_crosses(ln, columns) and i > 1) or is_continuation_note(ln.text):
+            break
+        kept.append(ln)
+    while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
+        kept.pop()
+    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS:
+        return None
+    n_head = _header_lines(kept, rules)
+    head = [_cells(ln, columns, spread=True) for ln in kept[:n_head]]
+    body = _rows(kept[n_head:], columns)
+    if not body or _is_contents(body) or _is_list(body):
+        return None
+    header = combine_header_rows(head) if head else [""] * len(columns)
+    frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
+    return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept)
+
+
+def find_aligned_tables(
+    lines: list[Line], page: int, rules: list[tuple[float, float, float]] | None = None
+) -> tuple[list[Line], list[AlignedTable]]:
+    """Split a page's lines into the lines that stay text and the aligned tables."""
+    rules = rules or []
+    text: list[Line] = []
+    tables: list[AlignedTable] = []
+    i = 0
+    while i < len(lines):
+        if len(lines[i].segments) < 2:
+            text.append(lines[i])
+            i += 1
+            continue
+        # A header line of one (spanning) segment may sit directly above.
+        start = i - 1 if text and text[-1] is lines[i - 1] and _header_candidate(lines, i) else i
+        end = _run_end(lines, i)
+        found = _table_in(lines[start:end], page, rules)
+        if found is None and start != i:
+            found = _table_in(lines[i:end], page, rules)
+            start = i
+        if found is None:
+            text.append(lines[i])
+            i += 1
+            continue
+        if start != i:
+            text.pop()
+        tables.append(found)
+        i = start + len(found.lines)
+    return text, tables
+
+
+def _header_candidate(lines: list[Line], i: int) -> bool:
+    prev, ln = lines[i - 1], lines[i]
+    if is_caption(prev.text):
+        return False
+    short = prev.x1 - prev.x0 < 0.5 * (ln.x1 - ln.x0)
+    return short and ln.top - prev.bottom <= _MAX_LINE_GAP * max(ln.size, 1.0)

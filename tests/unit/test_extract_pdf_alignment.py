@@ -1,0 +1,116 @@
+"""Two-column reading order, whitespace-aligned / booktabs tables and stitching (pure, no PDF)."""
+
+from chunkwise.extract.model import DocFormat, ExtractionReport
+from chunkwise.extract.pdf import Item, PageContent, _stitch
+from chunkwise.extract.pdf_aligned import find_aligned_tables
+from chunkwise.extract.pdf_columns import reading_order
+from chunkwise.extract.pdf_lines import Glyph, Line, Segment, segments_of
+from chunkwise.extract.tables import TableFragment
+
+WIDTH = 595.0
+
+
+def line(top: float, *parts: tuple[float, str], mono: bool = False, bold: bool = False) -> Line:
+    """A line whose segments start at the given x; 5 pt per character."""
+    segments = [Segment(x, x + 5.0 * len(text), text, mono) for x, text in parts]
+    return Line(
+        text=" ".join(t for _x, t in parts),
+        top=top,
+        bottom=top + 10.0,
+        x0=parts[0][0],
+        size=10.0,
+        bold=bold,
+        segments=segments,
+    )
+
+
+def test_segments_split_at_wide_gaps_and_words_at_narrow_ones() -> None:
+    glyphs = [Glyph(0, 5, "a", False), Glyph(7, 12, "b", False), Glyph(40, 45, "c", True)]
+    assert [(s.text, s.mono) for s in segments_of(glyphs, 10.0)] == [("a b", False), ("c", True)]
+    doubled = [Glyph(0, 5, "fi", False), Glyph(0, 5, "fi", False), Glyph(5, 8, "le", False)]
+    assert [s.text for s in segments_of(doubled, 10.0)] == ["file"]
+
+
+def test_two_column_page_reads_left_column_then_right() -> None:
+    left = "left column prose that fills its column"  # 39 chars = 195 pt from 50
+    right = "right column prose that fills the column"
+    lines = [
+        line(100.0 + 12 * i, (50.0, f"{left} {i}"), (320.0, f"{right} {i}")) for i in range(12)
+    ]
+    lines.insert(0, line(80.0, (50.0, "A title over both columns of the page, centred in it")))
+    ordered = [ln.text for ln in reading_order(lines, WIDTH)]
+    assert ordered[0].startswith("A title")
+    assert ordered[1:13] == [f"{left} {i}" for i in range(12)]
+    assert ordered[13:] == [f"{right} {i}" for i in range(12)]
+
+
+def test_one_column_page_and_a_narrow_table_keep_their_order() -> None:
+    prose = [line(100.0 + 12 * i, (50.0, "x" * 95)) for i in range(14)]
+    assert reading_order(prose, WIDTH) == prose
+    table = [line(100.0 + 12 * i, (50.0, f"key{i}"), (320.0, f"v{i}")) for i in range(14)]
+    assert reading_order(table, WIDTH) == table
+
+
+def test_whitespace_aligned_table_with_a_multi_line_cell() -> None:
+    lines = [
+        line(100.0, (50.0, "Paket"), (150.0, "Antiqua"), (260.0, "Serifenlose")),
+        line(125.0, (50.0, "helvet"), (260.0, "Helvetica")),
+        line(137.0, (50.0, "fourier"), (150.0, "Utopia Regu-")),
+        line(149.0, (150.0, "lar")),
+        line(161.0, (50.0, "lmodern"), (150.0, "LM Roman"), (260.0, "LM Sans")),
+        line(190.0, (50.0, "A paragraph after the table runs over the whole text width.")),
+    ]
+    text, tables = find_aligned_tables(lines, 3)
+    assert [ln.text for ln in text] == [lines[-1].text]
+    (table,) = tables
+    rows = table.fragment.rows
+    assert rows[0] == ["Paket", "Antiqua", "Serifenlose"]  # set apart by a wider gap
+    assert rows[1:] == [
+        ["helvet", "", "Helvetica"],
+        ["fourier", "Utopia Regular", ""],
+        ["lmodern", "LM Roman", "LM Sans"],
+    ]
+
+
+def test_booktabs_header_is_what_lies_above_the_midrule() -> None:
+    lines = [
+        line(100.0, (150.0, "Artikel")),
+        line(112.0, (50.0, "Tier"), (150.0, "Beschreibung"), (260.0, "Preis")),
+        line(126.0, (50.0, "Gnu"), (150.0, "ausgestopft"), (260.0, "92.50")),
+        line(138.0, (50.0, "Emu"), (150.0, "ausgestopft"), (260.0, "33.33")),
+        line(150.0, (50.0, "Mücke"), (150.0, "pro Gramm"), (260.0, "13.65")),
+    ]
+    rules = [(98.0, 45.0, 300.0), (110.0, 145.0, 215.0), (124.0, 45.0, 300.0), (162.0, 45.0, 300.0)]
+    _text, (table,) = find_aligned_tables(lines, 2, rules)
+    assert table.fragment.rows[0] == ["Tier", "Artikel / Beschreibung", "Preis"]
+    assert table.fragment.rows[1] == ["Gnu", "ausgestopft", "92.50"]
+
+
+def test_listings_lists_and_contents_are_not_tables() -> None:
+    listing = [line(100.0 + 12 * i, (50.0, "int x"), (150.0, "= 1;"), mono=True) for i in range(4)]
+    bullets = [line(100.0 + 12 * i, (50.0, "\u2022"), (70.0, f"item {i}")) for i in range(4)]
+    contents = [line(100.0 + 12 * i, (50.0, f"Chapter {i}"), (400.0, str(i + 3))) for i in range(4)]
+    for lines in (listing, bullets, contents):
+        text, tables = find_aligned_tables(lines, 1)
+        assert tables == [] and text == lines
+
+
+def test_headerless_table_is_stitched_over_a_continued_note_and_a_repeated_caption() -> None:
+    def table(rows: list[list[str]], page: int) -> Item:
+        frag = TableFragment(rows=[["", ""], *rows], page=page, header_rows=0)
+        return Item("table", 100.0, 700.0, table=frag)
+
+    caption = "Tabelle 2: Klassenoptionen"
+    first = table([["a4paper", "für Papier"]], 12)
+    first.table.caption = caption  # type: ignore[union-attr]
+    pages = [
+        PageContent(12, [Item("para", 90.0, 99.0, text=caption), first], True, False),
+        PageContent(13, [table([["twoside", "zweiseitig"]], 13)], True, False),
+    ]
+    pages[0].items.append(Item("para", 710.0, 720.0, text="Fortsetzung nächste Seite"))
+    pages[1].items.insert(0, Item("para", 90.0, 99.0, text=caption))
+    report = ExtractionReport(format=DocFormat.PDF, source_bytes=0, source_sha256="")
+    (stitched,) = _stitch(pages, report).values()
+    assert stitched.rows == [["a4paper", "für Papier"], ["twoside", "zweiseitig"]]
+    assert stitched.header == ["", ""] and (stitched.page_start, stitched.page_end) == (12, 13)
+    assert pages[1].items == []  # the repeated caption went with the fragment

@@ -114,3 +114,11 @@ def test_headerless_table_is_stitched_over_a_continued_note_and_a_repeated_capti
     assert stitched.rows == [["a4paper", "für Papier"], ["twoside", "zweiseitig"]]
     assert stitched.header == ["", ""] and (stitched.page_start, stitched.page_end) == (12, 13)
     assert pages[1].items == []  # the repeated caption went with the fragment
+
+
+def test_contents_with_dot_leaders_is_not_a_table() -> None:
+    lines = [
+        line(100.0 + 12 * i, (50.0, f"1.{i}"), (90.0, "Section title . . . . . . ."), (400.0, "17"))
+        for i in range(5)
+    ]
+    assert find_aligned_tables(lines, 6)[1] == []

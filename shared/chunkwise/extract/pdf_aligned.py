@@ -11,9 +11,9 @@ rule inside the table (booktabs' midrule), or the first row when it is set
 apart (bold, or followed by a wider gap); otherwise the table has no header
 row and its caption names it.
 
-Not tables: code listings (every segment in a typewriter font), prose (a
+Not tables: code listings (nearly every segment in a typewriter font), prose (a
 line crossing a gutter ends the run; one table row alone is not a table),
-tables of contents (a second column of page numbers only) and lists (a
+tables of contents (dot leaders, or a second column of page numbers only) and lists (a
 first column of bullets or item numbers).
 """
 
@@ -30,8 +30,11 @@ from .tables import TableFragment, combine_header_rows, is_caption, is_continuat
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
 _MIN_SHARE = 0.4  # of a run's lines have two or more segments
+_LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
 _PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
 _CONTINUES = ("-", ",")
+_LINE_NUMBER = re.compile(r"^\d{1,5}\s*%?$")
+_LEADER = re.compile(r"(?:\. ?){4,}")
 # A first column of bullets or item numbers is a list, not a table (TeX and
 # reportlab set bullets as unmapped glyphs: "(cid:127)").
 _LIST_MARK = re.compile(
@@ -151,7 +154,15 @@ def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) ->
 
 
 def _is_listing(lines: list[Line]) -> bool:
-    return all(s.mono for ln in lines for s in ln.segments)
+    """Code or program output: (nearly) every segment in a typewriter font, line numbers
+    aside (documented TeX sources number their code lines). A table of commands has a
+    column of descriptions in the text font."""
+    numbered = sum(1 for ln in lines if _LINE_NUMBER.match(ln.segments[0].text))
+    segments = [s for ln in lines for s in ln.segments if not _LINE_NUMBER.match(s.text)]
+    mono = sum(1 for s in segments if s.mono)
+    if 2 * numbered >= len(lines) and 2 * mono >= len(segments):
+        return True  # numbered code lines between lines of their commentary
+    return mono >= _LISTING_SHARE * len(segments)
 
 
 def _is_list(rows: list[list[str]]) -> bool:
@@ -160,6 +171,10 @@ def _is_list(rows: list[list[str]]) -> bool:
 
 
 def _is_contents(rows: list[list[str]]) -> bool:
+    """A table of contents (or of tables): dot leaders, or a last column of page numbers."""
+    leaders = sum(1 for r in rows if any(_LEADER.search(c) for c in r))
+    if 2 * leaders >= len(rows):
+        return True
     last = [r[-1] for r in rows if r[-1]]
     return len(rows[0]) == 2 and bool(last) and all(_PAGE_NUMBER.match(c) for c in last)
 
@@ -193,7 +208,7 @@ def _table_in(
         kept.append(ln)
     while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
         kept.pop()
-    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS:
+    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or _is_listing(kept):
         return None
     n_head = _header_lines(kept, rules)
     head = [_cells(ln, columns, spread=True) for ln in kept[:n_head]]
@@ -238,7 +253,7 @@ def find_aligned_tables(
 
 def _header_candidate(lines: list[Line], i: int) -> bool:
     prev, ln = lines[i - 1], lines[i]
-    if is_caption(prev.text):
-        return False
+    if is_caption(prev.text) or prev.bold != ln.bold or abs(prev.size - ln.size) >= 0.5:
+        return False  # a caption or a section heading above the table
     short = prev.x1 - prev.x0 < 0.5 * (ln.x1 - ln.x0)
     return short and ln.top - prev.bottom <= _MAX_LINE_GAP * max(ln.size, 1.0)

@@ -21,6 +21,7 @@ _MIN_GUTTER = 6.0  # points
 _MIN_LINES = 6  # lines on each side
 _MAX_CROSSING = 0.15  # share of the lines that may cross the gutter
 _FILL = 0.6  # median share of its column a line fills: prose, not table cells
+_MIN_COLUMN = 0.3  # share of the text width each page column spans
 
 
 def _coverage(lines: list[Line], width: float) -> list[int]:
@@ -34,7 +35,7 @@ def _coverage(lines: list[Line], width: float) -> list[int]:
     return cover
 
 
-def _widest_gap(cover: list[int], width: float, limit: int) -> tuple[float, float] | None:
+def _middle_gap(cover: list[int], width: float, limit: int) -> tuple[float, float] | None:
     lo, hi = int(_SEARCH[0] * width), int(_SEARCH[1] * width)
     best: tuple[float, float] | None = None
     start: int | None = None
@@ -44,8 +45,10 @@ def _widest_gap(cover: list[int], width: float, limit: int) -> tuple[float, floa
             start = x
         if (not free or x == hi) and start is not None:
             end = x if free else x - 1
-            if end - start >= _MIN_GUTTER and (best is None or end - start > best[1] - best[0]):
-                best = (float(start), float(end + 1))
+            if end - start >= _MIN_GUTTER and (
+                best is None or abs(start + end - width) < abs(best[0] + best[1] - width)
+            ):
+                best = (float(start), float(end + 1))  # the free gap nearest the middle
             start = None
     return best
 
@@ -55,7 +58,7 @@ def find_gutter(lines: list[Line], width: float) -> tuple[float, float] | None:
     with_text = [ln for ln in lines if ln.segments]
     if len(with_text) < 2 * _MIN_LINES or width <= 0:
         return None
-    gap = _widest_gap(_coverage(with_text, width), width, max(1, len(with_text) // 20))
+    gap = _middle_gap(_coverage(with_text, width), width, max(1, len(with_text) // 20))
     if gap is None:
         return None
     left_edge, right_edge = gap
@@ -68,11 +71,29 @@ def find_gutter(lines: list[Line], width: float) -> tuple[float, float] | None:
         return None
     margin = min(s.x0 for s in lefts)
     end = max(s.x1 for s in rights)
-    left_fill = median(s.x1 - s.x0 for s in lefts) / max(left_edge - margin, 1.0)
-    right_fill = median(s.x1 - s.x0 for s in rights) / max(end - right_edge, 1.0)
-    if left_fill < _FILL or right_fill < _FILL:
-        return None
+    if min(left_edge - margin, end - right_edge) < _MIN_COLUMN * (end - margin):
+        return None  # a narrow first column: a table's keys, not a page column
+    sides = [_side(ln, left_edge, right_edge) for ln in with_text]
+    left_sides = [x for x, _ in sides if x is not None]
+    right_sides = [x for _, x in sides if x is not None]
+    for parts, span in ((left_sides, left_edge - margin), (right_sides, end - right_edge)):
+        if median(w for w, _n in parts) < _FILL * span or median(n for _w, n in parts) > 2:
+            return None  # short pieces, or many per line: table cells, not prose
+        # (two per line is a contents entry and its page number)
     return gap
+
+
+def _side(
+    ln: Line, left_edge: float, right_edge: float
+) -> tuple[tuple[float, int] | None, tuple[float, int] | None]:
+    """(extent, segments) of the line's part left and right of the gutter."""
+    out: list[tuple[float, int] | None] = []
+    for segs in (
+        [s for s in ln.segments if s.x1 <= left_edge + 0.5],
+        [s for s in ln.segments if s.x0 >= right_edge - 0.5],
+    ):
+        out.append((segs[-1].x1 - segs[0].x0, len(segs)) if segs else None)
+    return out[0], out[1]
 
 
 def reading_order(lines: list[Line], width: float) -> list[Line]:

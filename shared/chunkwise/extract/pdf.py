@@ -34,13 +34,23 @@ from typing import Any, Literal
 from chunkwise import progress
 from chunkwise.canonical import escape_paragraph, page_anchor, transcribed_heading
 
+from . import pdf_pdfium
 from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
 from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
 from .ocr import OcrPort
 from .pdf_aligned import find_aligned_tables
 from .pdf_columns import reading_order
-from .pdf_lines import WORD_GAP_EM, Glyph, Line, is_mono_font, segments_of
+from .pdf_lines import (
+    WORD_GAP_EM,
+    Glyph,
+    Line,
+    is_bold_font,
+    is_mono_font,
+    segments_of,
+    strip_subset,
+)
+from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .tables import (
     StitchedTable,
     TableFragment,
@@ -67,9 +77,7 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
-_SUBSET = re.compile(r"^[A-Z]{6}\+")
 _LIST_MARKER = re.compile(r"^[-*+]\s")
-_BOLD_FONT = re.compile(r"bold|black|heavy|demi|(?:^|\+)(?:cm|sf|ec|tc|lm)?bx\d")
 _TOC_ENTRY = re.compile(r"(?:\.\s?){3,}\s*\d+$|\s\d{1,4}$")
 _DATE = re.compile(
     r"^\d{1,2}\.\s+(?:Jan|Feb|Mär|Mar|Apr|Mai|May|Jun|Jul|Aug|Sep|Okt|Oct|Nov|Dez|Dec)",
@@ -122,23 +130,14 @@ def _line_size(chars: list[dict[str, Any]]) -> float:
     return Counter(sizes).most_common(1)[0][0]
 
 
-def _is_bold_font(name: str) -> bool:
-    """Bold by name: "...-Bold", "LMSansDemiCond", or TeX's bold extended ("cmbx12", "SFBX1440")."""
-    return bool(_BOLD_FONT.search(name.lower()))
-
-
-def _font_family(name: str) -> str:
-    return _SUBSET.sub("", name)
-
-
 def _line_font(chars: list[dict[str, Any]]) -> str:
     fonts = Counter(str(c.get("fontname", "")) for c in chars if str(c.get("text", "")).strip())
-    return _font_family(fonts.most_common(1)[0][0]) if fonts else ""
+    return strip_subset(fonts.most_common(1)[0][0]) if fonts else ""
 
 
 def _line_bold(chars: list[dict[str, Any]]) -> bool:
     visible = [c for c in chars if str(c.get("text", "")).strip()]
-    bold = sum(1 for c in visible if _is_bold_font(str(c.get("fontname", ""))))
+    bold = sum(1 for c in visible if is_bold_font(str(c.get("fontname", ""))))
     return bool(visible) and bold >= 0.6 * len(visible)
 
 
@@ -432,146 +431,6 @@ def _join_header_blocks(items: list[Item]) -> list[Item]:
     return out
 
 
-def _open_pdfium(data: bytes) -> Any:
-    """pypdfium2 view of the same bytes, or None (then pdfplumber reads every page)."""
-    try:
-        import pypdfium2 as pdfium  # type: ignore[import-untyped]
-
-        return pdfium.PdfDocument(data)
-    except Exception:
-        return None
-
-
-def _has_paths(page: Any) -> bool:
-    """Any vector path on the page (ruling lines, boxes)? Forms are searched too."""
-    import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
-
-    return any(obj.type == pdfium_c.FPDF_PAGEOBJ_PATH for obj in page.get_objects(max_depth=4))
-
-
-def _has_images(page: Any) -> bool:
-    import pypdfium2.raw as pdfium_c
-
-    return any(obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=4))
-
-
-def _read_page_fast(page: Any) -> list[Line]:
-    """Text lines of a page without vector paths (so without ruled tables), via PDFium.
-
-    Boxes follow pdfminer's convention (height = font size, bottom at baseline
-    + descent) so that both readers feed the same grouping rules.
-    """
-    import ctypes
-
-    import pypdfium2.raw as pdfium_c
-
-    height = float(page.get_size()[1])
-    textpage = page.get_textpage()
-    try:
-        tp = textpage.raw
-        x = ctypes.c_double()
-        y = ctypes.c_double()
-        name = ctypes.create_string_buffer(256)
-        flags = ctypes.c_int()
-        lines: list[Line] = []
-        chars: list[str] = []
-        sizes: list[float] = []
-        bold: list[bool] = []
-        fonts: list[str] = []
-        tops: list[float] = []
-        bottoms: list[float] = []
-        x0s: list[float] = []
-        glyphs: list[Glyph] = []
-        left, right = ctypes.c_double(), ctypes.c_double()
-        low, high = ctypes.c_double(), ctypes.c_double()
-
-        def flush() -> None:
-            text = _WS.sub(" ", "".join(chars)).strip()
-            if text and sizes:
-                size = Counter(sizes).most_common(1)[0][0]
-                font = Counter(fonts).most_common(1)[0][0]
-                is_bold = sum(bold) >= 0.6 * len(bold)
-                segments = segments_of(glyphs, size)
-                lines.append(
-                    Line(text, min(tops), max(bottoms), min(x0s), size, is_bold, font, segments)
-                )
-            glyphs.clear()
-            chars.clear()
-            sizes.clear()
-            bold.clear()
-            fonts.clear()
-            tops.clear()
-            bottoms.clear()
-            x0s.clear()
-
-        last_font: tuple[float, bool, str, bool] = (0.0, False, "", False)
-        for i in range(pdfium_c.FPDFText_CountChars(tp)):
-            code = pdfium_c.FPDFText_GetUnicode(tp, i)
-            ch = chr(code) if 0 <= code < 0x110000 else ""
-            if ch in ("\r", "\n"):
-                flush()
-                continue
-            if ch == "\x02":  # PDFium's marker of a hyphen at a line end
-                ch = "-"
-            if not ch or (ord(ch) < 0x20 and ch != "\t") or 0xD800 <= ord(ch) < 0xE000:
-                continue
-            chars.append(ch)
-            if ch.isspace():
-                continue
-            size = round(float(pdfium_c.FPDFText_GetFontSize(tp, i)), 1)
-            if size != last_font[0] or i % 32 == 0:
-                pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
-                font_name = name.value.decode("utf-8", "replace")
-                last_font = (
-                    size,
-                    _is_bold_font(font_name),
-                    _font_family(font_name),
-                    is_mono_font(font_name),
-                )
-            pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
-            pdfium_c.FPDFText_GetCharBox(
-                tp,
-                i,
-                ctypes.byref(left),
-                ctypes.byref(right),
-                ctypes.byref(low),
-                ctypes.byref(high),
-            )
-            base = height - float(y.value)
-            if tops and base - 0.79 * size > max(bottoms):  # next line without a break
-                pending = chars.pop()
-                flush()
-                chars.append(pending)
-            glyphs.append(
-                Glyph(float(x.value), max(float(right.value), float(x.value)), ch, last_font[3])
-            )
-            sizes.append(size)
-            bold.append(last_font[1])
-            fonts.append(last_font[2])
-            tops.append(base - 0.79 * size)
-            bottoms.append(base + 0.21 * size)
-            x0s.append(float(x.value))
-        flush()
-    finally:
-        textpage.close()
-    lines.sort(key=lambda ln: (round(ln.top), ln.x0))
-    return _merge_same_line(lines)
-
-
-def _merge_same_line(lines: list[Line]) -> list[Line]:
-    """Pieces on one baseline (e.g. left header + right page number) become one line."""
-    out: list[Line] = []
-    for ln in lines:
-        prev = out[-1] if out else None
-        if prev is not None and abs(prev.top - ln.top) < 1.0 and abs(prev.size - ln.size) < 0.5:
-            prev.text = f"{prev.text} {ln.text}"
-            prev.bottom = max(prev.bottom, ln.bottom)
-            prev.segments = sorted(prev.segments + ln.segments, key=lambda seg: seg.x0)
-        else:
-            out.append(ln)
-    return out
-
-
 def _running_key(line: Line, page_height: float) -> tuple[str, str, int]:
     """What a running header/footer has in common on every page, whichever reader read it.
 
@@ -734,6 +593,18 @@ def heading_rules(pages: list[list[Line]], body: float) -> HeadingRules:
     return rules
 
 
+def _continues_heading(prev: Item, ln: Line, level: int, rules: HeadingRules) -> bool:
+    """The line is the next line of a heading that wraps (same size and font)."""
+    return (
+        prev.kind == "heading"
+        and abs(prev.size - ln.size) < 0.5
+        and (prev.lines[-1].font == ln.font or ln.size >= rules.body * 1.15)
+        and (level != 0 or rules.numbered)
+        and not rules.numbered_depth(ln)
+        and sum(len(x.text) for x in prev.lines) + len(ln.text) <= 200
+    )
+
+
 def _group(
     lines: list[Line],
     body: float,
@@ -754,17 +625,7 @@ def _group(
         prev = blocks[-1] if blocks else None
         gap = ln.top - prev.bottom if prev else 1e9
         tight = gap < 0.6 * max(ln.size, 1.0)
-        continues_heading = (
-            prev is not None
-            and prev.kind == "heading"
-            and abs(prev.size - ln.size) < 0.5
-            and (prev.lines[-1].font == ln.font or ln.size >= rules.body * 1.15)
-            and tight
-            and (level != 0 or rules.numbered)
-            and not rules.numbered_depth(ln)
-            and sum(len(x.text) for x in prev.lines) + len(ln.text) <= 200
-        )
-        if continues_heading and prev is not None:
+        if prev is not None and tight and _continues_heading(prev, ln, level, rules):
             prev.lines.append(ln)
             prev.bottom = ln.bottom
             continue
@@ -840,7 +701,7 @@ def _render_ocr(text: str, number: int) -> str:
 
 
 def _page_png(data: bytes, index: int) -> bytes:
-    import pypdfium2 as pdfium
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
     pdf = pdfium.PdfDocument(data)
     try:
@@ -926,7 +787,7 @@ def _extract(
     if getattr(pdf.doc, "encryption", None):
         report.warnings.append("PDF is encrypted with an empty user password; read anyway")
 
-    fast = _open_pdfium(data) if fast_text else None
+    fast = open_pdfium(data) if fast_text else None
     report_fast: list[int] = []
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
     try:
@@ -956,12 +817,12 @@ def _read_all(
                 f"stopped at page {index + 1} of {n_pages}",
             )
         fast_page = fast[index] if fast is not None else None
-        if fast_page is not None and not _has_paths(fast_page):
+        if fast_page is not None and not has_paths(fast_page):
             # No vector paths = no ruled table: PDFium reads the text ~40x faster.
-            lines = _read_page_fast(fast_page)
+            lines = read_page_fast(fast_page)
             tables: list[Item] = []
             rules: list[tuple[float, float, float]] = []
-            has_images = _has_images(fast_page)
+            has_images = pdf_pdfium.has_images(fast_page)
             report_fast.append(index + 1)
         else:
             lines, tables, _has_text, has_images = _read_page(page)

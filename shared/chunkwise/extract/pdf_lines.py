@@ -22,6 +22,8 @@ WORD_GAP_EM = 0.15
 # cells, page columns). TeX puts 2 x \tabcolsep = 12 pt between columns (1.2 em
 # at 10 pt); a justified line's widest word space stays well below an em.
 CELL_GAP_EM = 0.8
+_SUBSET = re.compile(r"^[A-Z]{6}\+")
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi|(?:^|\+)(?:cm|sf|ec|tc|lm)?bx\d")
 _MONO_FONT = re.compile(
     r"mono|courier|typewriter|(?:^|\+)(?:cm|sf|ec|tc|lm|t1x|lmt)?tt\d|cmtt|lmtt"
 )
@@ -58,6 +60,16 @@ class Glyph:
     x1: float
     text: str
     mono: bool
+
+
+def is_bold_font(name: str) -> bool:
+    """Bold by name: "...-Bold", "LMSansDemiCond", or TeX's bold extended ("cmbx12", "SFBX1440")."""
+    return bool(_BOLD_FONT.search(name.lower()))
+
+
+def strip_subset(name: str) -> str:
+    """The font family without the subset prefix ("ABCDEF+")."""
+    return _SUBSET.sub("", name)
 
 
 def is_mono_font(name: str) -> bool:

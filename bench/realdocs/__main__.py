@@ -68,7 +68,7 @@ class Score:
     rss_mib: float = 0.0
     passed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     total: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
-    strict_tables: int = 0  # table facts that also pass table_fact_strict
+    strict_tables: int | None = None  # table facts passing table_fact_strict (None: not run)
     integrity: float | None = None
     glued: int | None = None
     failed: list[str] = field(default_factory=list)
@@ -158,6 +158,7 @@ def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: P
         else:
             result.failed.append(describe(fact))
         if fact["kind"] == "table":
+            result.strict_tables = result.strict_tables or 0
             if table_fact_strict(views, fact["cell"], fact["column"], fact["row"]):
                 result.strict_tables += 1
             else:
@@ -186,7 +187,9 @@ def table_md(scores: list[Score]) -> list[str]:
         integrity = f"{100 * s.integrity:.1f} %" if s.integrity is not None else "-"
         glued = str(s.glued) if s.glued is not None else "-"
         cells = [_rate(s.passed[k], s.total[k]) for k in KINDS]
-        cells.insert(1, _rate(s.strict_tables, s.total["table"]))
+        cells.insert(
+            1, _rate(s.strict_tables or 0, s.total["table"]) if s.strict_tables is not None else "-"
+        )
         lines.append(
             f"| {s.doc} | {s.tool} | {' | '.join(cells)} | {integrity} | {glued} | {s.pages} "
             f"| {s.seconds:.1f} | {s.rss_mib:.0f} |"
@@ -208,7 +211,13 @@ def summary_md(scores: list[Score]) -> list[str]:
         cells = [
             _rate(sum(s.passed[k] for s in group), sum(s.total[k] for s in group)) for k in KINDS
         ]
-        strict = sum(s.strict_tables for s in group), sum(s.total["table"] for s in group)
+        # Rows stored before the strict measure existed have none: the strict rate
+        # covers the facts of the rows that have it (its denominator says how many).
+        measured = [s for s in group if s.strict_tables is not None]
+        strict = (
+            sum(s.strict_tables or 0 for s in measured),
+            sum(s.total["table"] for s in measured),
+        )
         cells.insert(1, _rate(*strict))
         pdfs = [s for s in group if s.integrity is not None]
         worst = f"{100 * min(s.integrity or 0.0 for s in pdfs):.1f} %" if pdfs else "-"

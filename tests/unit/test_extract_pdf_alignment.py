@@ -122,3 +122,19 @@ def test_contents_with_dot_leaders_is_not_a_table() -> None:
         for i in range(5)
     ]
     assert find_aligned_tables(lines, 6)[1] == []
+
+
+def test_rows_are_cut_at_the_table_columns_when_a_column_frame_is_missing() -> None:
+    # colortbl-DE p4: the middle column has no coloured panel, so pdfplumber's row
+    # has cells for the outer columns only and "bbb" fell into no cell.
+    from chunkwise.extract.pdf import _edge_grid, _uncovered
+
+    grid: list[list[tuple[float, float, float, float] | None]] = [
+        [(182.0, 125.0, 244.0, 139.0), (347.0, 125.0, 430.0, 139.0)],
+        [(182.0, 139.0, 430.0, 153.0), None],
+    ]
+    bbb = {"x0": 253.0, "x1": 270.0, "top": 127.0, "bottom": 137.0}
+    assert _uncovered([bbb], grid)
+    cut = _edge_grid(grid, [182.0, 244.0, 347.0, 430.0])
+    assert [len(row) for row in cut] == [3, 3]
+    assert cut[0][1] == (244.0, 125.0, 347.0, 139.0)

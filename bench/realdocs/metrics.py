@@ -35,6 +35,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from chunkwise.canonical import CELL_SPLIT, is_separator
+
 _WORD = re.compile(r"[^\W\d_]+")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"\*\*|`")
@@ -94,15 +96,11 @@ class TableView:
     rows: tuple[tuple[str, ...], ...]
 
 
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_RULE_CELL = re.compile(r"^:?-{3,}:?$")
-
-
 def _cells(line: str) -> tuple[str, ...]:
     inner = line.strip()
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return tuple(norm(c) for c in _CELL_SPLIT.split(inner))
+    return tuple(norm(c) for c in CELL_SPLIT.split(inner))
 
 
 def tables_in(text: str) -> list[TableView]:
@@ -118,10 +116,12 @@ def tables_in(text: str) -> list[TableView]:
             i += 1
             continue
         run: list[tuple[str, ...]] = []
+        raw: list[str] = []
         while i < len(lines) and lines[i].lstrip().startswith("|"):
             run.append(_cells(lines[i]))
+            raw.append(lines[i])
             i += 1
-        if len(run) >= 2 and all(_RULE_CELL.match(c) for c in run[1] if c):
+        if len(run) >= 2 and is_separator(raw[1]):
             out.append(TableView(context, run[0], tuple(run[2:])))
         else:
             out.append(TableView(context, (), tuple(run)))

@@ -241,3 +241,21 @@ def test_clause_limit_and_400_are_rejected_queries_not_retried(exc: Exception) -
     with pytest.raises(QueryRejected):
         searcher.search("wort", 3, SearchFilters(), lang="de")
     assert calls == [1]
+
+
+def test_server_fused_ties_come_back_in_one_order_whatever_the_engine_returned() -> None:
+    """RRF gives (1, 2) and (2, 1) the same score; the order must not depend on
+    the engine's internal document numbers (it changed between two ingests of
+    the same corpus and moved the evaluation's hit@1)."""
+    lm = "2025-01-01T00:00:00Z"
+    tied = 1 / 61 + 1 / 62
+    first = _raw("d:r2:0", tied, _src("d", "r2", lm, 0, 10, i=0))
+    second = _raw("d:r2:1", tied, _src("d", "r2", lm, 10, 20, i=1))
+    best = _raw("e:r1:3", 2 / 61, _src("e", "r1", lm, 30, 40, i=3))
+    orders = [
+        [h.id for h in hits_from_response({"hits": {"hits": raw}}, "rrf-server")]
+        for raw in ([best, first, second], [best, second, first], [second, first, best])
+    ]
+    assert orders == [["e:r1:3", "d:r2:0", "d:r2:1"]] * 3
+    bm25 = hits_from_response({"hits": {"hits": [second, first]}}, "bm25")
+    assert [(h.id, h.score.bm25_rank) for h in bm25] == [("d:r2:0", 1), ("d:r2:1", 2)]

@@ -393,6 +393,24 @@ def fuse_client_side(
     return out
 
 
+def tie_order(raw_hits: Iterable[RawHit]) -> list[RawHit]:
+    """Raw hits by score (best first); equal scores by the earlier chunk, then id.
+
+    The earlier chunk of a document is the one that opens its section or table
+    (and carries the context the later ones repeat), so it is the better
+    citation when nothing else tells the two apart; the id only makes the order
+    total.
+    """
+    return sorted(
+        raw_hits,
+        key=lambda h: (
+            -float(h.get("_score") or 0.0),
+            int((h.get("_source") or {}).get("chunk_index", 0)),
+            str(h["_id"]),
+        ),
+    )
+
+
 def hits_from_response(
     response: Mapping[str, Any],
     fusion: str,
@@ -400,9 +418,16 @@ def hits_from_response(
     bm25_ranks: Mapping[str, tuple[float, int]] | None = None,
     knn_ranks: Mapping[str, tuple[float, int]] | None = None,
 ) -> list[Hit]:
-    """Hits of a single (server-fused or single-retriever) response."""
+    """Hits of a single (server-fused or single-retriever) response, ties in a fixed order.
+
+    Equal scores are common in RRF: a chunk ranked (1, 2) by BM25 and k-NN and
+    its neighbour ranked (2, 1) get exactly the same fused score, and OpenSearch
+    returns such ties in an order that depends on the index's internal document
+    numbers, which differ from one ingest to the next. `tie_order` makes the same
+    index contents always answer in the same order.
+    """
     out: list[Hit] = []
-    for h in response.get("hits", {}).get("hits", []):
+    for h in tie_order(response.get("hits", {}).get("hits", [])):
         d = str(h["_id"])
         score = float(h.get("_score") or 0.0)
         b = (bm25_ranks or {}).get(d)

@@ -5,6 +5,20 @@ import pytest
 from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/*.jsonl from the current chunker (review the diff in git)",
+    )
+
+
+@pytest.fixture(scope="session")
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
 @pytest.fixture(scope="session")
 def counter() -> HFTokenCounter:
     """The default model's sizer (multilingual-e5-small's own tokenizer.json, its

@@ -44,7 +44,8 @@ _TRANSIENT_CODES = frozenset(
     }
 )
 
-TokenCounter = Callable[[str], int]
+#: Tokens of one input text, as the model counts them (checked before every call).
+CountTokens = Callable[[str], int]
 
 
 def _estimate_counter(model_id: str, max_tokens: int) -> HFTokenCounter:
@@ -97,7 +98,7 @@ class _BedrockBase:
     _max_tokens: int
     _batch_size: int
 
-    def __init__(self, client: Any | None, token_counter: TokenCounter | None) -> None:
+    def __init__(self, client: Any | None, token_counter: CountTokens | None) -> None:
         self._client = client
         self._counter = token_counter
 
@@ -153,7 +154,7 @@ class TitanV2Embedder(_BedrockBase):
         *,
         normalize: bool = True,
         client: Any | None = None,
-        token_counter: TokenCounter | None = None,
+        token_counter: CountTokens | None = None,
         max_tokens: int = 7500,
     ) -> None:
         if dimensions not in (256, 512, 1024):
@@ -191,7 +192,7 @@ class CohereMultilingualV3Embedder(_BedrockBase):
         self,
         *,
         client: Any | None = None,
-        token_counter: TokenCounter | None = None,
+        token_counter: CountTokens | None = None,
         batch_size: int = COHERE_MAX_BATCH,
         max_tokens: int = 480,
     ) -> None:

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
 from tokenizers import Tokenizer
 from tokenizers.pre_tokenizers import Metaspace
@@ -89,19 +88,11 @@ DEFAULT_MEMO_WORDS = 200_000
 _MEMO_MAX_WORD_CHARS = 48
 
 
-class TokenCounter(Protocol):
-    """The one sizing interface: how many tokens the model sees for a text."""
-
-    @property
-    def max_tokens(self) -> int: ...
-
-    def count(self, text: str) -> int: ...
-
-    def count_many(self, texts: Sequence[str]) -> list[int]: ...
-
-
 class HFTokenCounter:
-    """Counts tokens with a Hugging Face `tokenizers` file; no network access."""
+    """Counts tokens with a Hugging Face `tokenizers` file; no network access.
+
+    The production backend of the chunker's sizing interface,
+    `chunkwise.chunking.sizing.TokenCounter`."""
 
     def __init__(
         self,
@@ -382,9 +373,7 @@ class _WordCounts:
         trailing = _trailing_cost(tokenizer)
         if _added_tokens_span_separators(tokenizer, separators) or (trailing and not check_words):
             return None
-        return cls(
-            tokenizer, separators, capacity, trailing_cost=trailing, check_words=check_words
-        )
+        return cls(tokenizer, separators, capacity, trailing_cost=trailing, check_words=check_words)
 
     def _split(self, text: str) -> list[str]:
         if self._needs_exact is not None and self._needs_exact(text) is not None:

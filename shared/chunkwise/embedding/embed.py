@@ -427,8 +427,8 @@ class MiniLMEmbedder:
         return self.token_counter().count(text)
 
     def token_counter(self) -> HFTokenCounter:
-        """The chunker's `TokenCounter` for this model: same file, same limit, so chunk
-        sizes always match what this embedder accepts."""
+        """The chunker's sizer (a `TokenCounter` backend) for this model: same file,
+        same limit, so chunk sizes always match what this embedder accepts."""
         from chunkwise.chunking.tokens import load_counter
 
         return load_counter(self._files.path, self._max_tokens, True)

@@ -1,0 +1,93 @@
+"""Pass: blocks -> plans, each content block with the heading context in force.
+
+Headings are not content: their text rides with the next content block (a
+plan may start before its block), and they open a section. A PDF's page
+anchor heading sets the page and does not end the sections above it.
+"""
+
+from __future__ import annotations
+
+from chunkwise.canonical import is_transcribed, page_number
+from chunkwise.chunking.blocks import Block, BlockType
+from chunkwise.chunking.context import Document
+from chunkwise.chunking.model import Frame, Plan, Section
+from chunkwise.chunking.spans import cap_heading
+from chunkwise.chunking.split import TABLES, count_plan
+
+_CAPTION_MAX_CHARS = 300
+
+
+def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
+    """Heading context and the spans to count for every content block."""
+    stack: list[Frame] = []
+    page: int | None = None
+    pending: int | None = None
+    table_id = 0
+    plans: list[Plan] = []
+    for position, block in enumerate(blocks):
+        if block.type is BlockType.HEADING:
+            page = _push_heading(stack, block, page)
+            pending = block.start if pending is None else pending
+            continue
+        start = pending if pending is not None else block.start
+        table_id += block.type in TABLES
+        caption = _is_caption(doc.text, block, blocks[position + 1 : position + 2])
+        section = _section(stack, page, doc.lang_at(start))
+        pieces = count_plan(doc, block, start)
+        plans.append(Plan(block, start, section, table_id, caption, pending is not None, pieces))
+        pending = None
+    if pending is not None:  # trailing heading(s) without content
+        tail = Block(BlockType.PARAGRAPH, pending, blocks[-1].end)
+        section = _section(stack, page, doc.lang_at(pending))
+        pieces = count_plan(doc, tail, pending)
+        plans.append(Plan(tail, pending, section, table_id, False, True, pieces))
+    return plans
+
+
+def _push_heading(stack: list[Frame], block: Block, page: int | None) -> int | None:
+    popped: list[Frame] = []
+    while stack and stack[-1].level >= block.heading_level:
+        popped.append(stack.pop())
+    anchor = page_number(block.heading_title)
+    if anchor is not None:
+        page = anchor
+    transcribed = is_transcribed(block.heading_title) or any(f.transcribed for f in stack)
+    title = cap_heading(block.heading_title)
+    stack.append(Frame(block.heading_level, title, transcribed, page))
+    if anchor is not None:
+        stack.extend(_carried_sections(popped, block.heading_level))
+    return page
+
+
+def _carried_sections(popped: list[Frame], anchor_level: int) -> list[Frame]:
+    """Sections that continue past a page anchor: a page break does not end a section.
+
+    A PDF's `## Page N` anchor is a citation, not a section: the headings below
+    the previous anchor stay the context of the text that follows on the new
+    page, until a heading of their level replaces them. Transcribed (OCR)
+    sections are not carried: they belong to their page only.
+    """
+    carried: list[Frame] = []
+    for frame in reversed(popped):  # outermost first
+        if frame.level <= anchor_level or page_number(frame.title) is not None:
+            continue
+        if frame.transcribed:
+            break
+        carried.append(frame)
+    return carried
+
+
+def _section(stack: list[Frame], page: int | None, lang: str) -> Section:
+    transcribed = any(f.transcribed for f in stack)
+    return Section(tuple(f.title for f in stack if f.title), transcribed, page, lang)
+
+
+def _is_caption(text: str, block: Block, following: list[Block]) -> bool:
+    """A short one-line paragraph right before a table is that table's caption."""
+    return (
+        block.type is BlockType.PARAGRAPH
+        and bool(following)
+        and following[0].type in TABLES
+        and block.end - block.start <= _CAPTION_MAX_CHARS
+        and "\n" not in text[block.start : block.end]
+    )

@@ -161,6 +161,18 @@ def _chunk_parser() -> argparse.ArgumentParser:
         default="auto",
         help="language of the text; auto guesses per section and paragraph",
     )
+    _add_sizing_arguments(p, defaults)
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="one JSON line per document on stderr: extraction and chunking report",
+    )
+    add_progress_flag(p)
+    return p
+
+
+def _add_sizing_arguments(p: argparse.ArgumentParser, defaults: ChunkerConfig) -> None:
+    """The options that size a chunk: characters, tokens, overlap, tokenizer."""
     p.add_argument(
         "--max-chars",
         type=int,
@@ -190,13 +202,6 @@ def _chunk_parser() -> argparse.ArgumentParser:
         default=None,
         help="tokenizer.json or a model zip (default: the packaged model's)",
     )
-    p.add_argument(
-        "--report",
-        action="store_true",
-        help="one JSON line per document on stderr: extraction and chunking report",
-    )
-    add_progress_flag(p)
-    return p
 
 
 def chunker_config(args: argparse.Namespace) -> ChunkerConfig:

@@ -552,39 +552,59 @@ def _is_candidate(tok: str, rules: _Rules) -> bool:
 
 def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
     """Decide whether the ICU boundary ``b`` (0 < b < len(text)) is real."""
-    lo = b - 16 if b > 16 else 0
-    tail = text[lo:b].rstrip()
-    if tail:
-        j = lo + len(tail)
-    else:
-        # Only whitespace in the window. With a line break in it every rule below keeps
-        # the boundary; answer now instead of walking back over the whole run, which
-        # made runs of blank lines quadratic (3,000 lines of " \n": 2.2 s; now linear).
-        if _LINE_BREAK.search(text, lo, b):
-            return True
-        j = lo
-        while j > 0 and text[j - 1].isspace():
-            j -= 1
-        if j == 0:
-            return True
-        tail = text[max(0, j - 16) : j]
+    before = _text_before(text, b)
+    if before is None:
+        return True
+    j, tail = before
     last = tail[-1]
     if j == b:
         # Rule 8: glued terminator.
         return not (last in ".?!" and _GLUED_NEXT.match(text, b) is not None)
     if last != ".":
-        if last not in "?!" and last not in _QUOTE_CLOSERS:
-            return True
-        if _LINE_BREAK.search(text, j, b):
-            return True
-        # Rule 9: "?"/"!" followed by a lower-case word.
-        k = j
-        while k > 0 and text[k - 1] in _QUOTE_CLOSERS:
-            k -= 1
-        if k > 0 and text[k - 1] in "?!" and text[b].islower():
-            return not (k < j or rules.lower_after_stop)
-        return True
+        return _keep_after_mark(text, j, b, last, rules)
+    return _keep_after_dot(text, j, b, seg_start, tail, rules)
 
+
+def _text_before(text: str, b: int) -> tuple[int, str] | None:
+    """Where the text before ``b`` ends once trailing whitespace is skipped (j),
+    and up to 16 characters ending there; None when only whitespace precedes
+    the boundary up to a line break or the start of the text: every rule then
+    keeps the boundary."""
+    lo = b - 16 if b > 16 else 0
+    tail = text[lo:b].rstrip()
+    if tail:
+        return lo + len(tail), tail
+    # Only whitespace in the window. With a line break in it every rule keeps
+    # the boundary; answer now instead of walking back over the whole run, which
+    # made runs of blank lines quadratic (3,000 lines of " \n": 2.2 s; now linear).
+    if _LINE_BREAK.search(text, lo, b):
+        return None
+    j = lo
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == 0:
+        return None
+    return j, text[max(0, j - 16) : j]
+
+
+def _keep_after_mark(text: str, j: int, b: int, last: str, rules: _Rules) -> bool:
+    """A boundary after anything but a dot; only "?"/"!" may be undone (rule 9)."""
+    if last not in "?!" and last not in _QUOTE_CLOSERS:
+        return True
+    if _LINE_BREAK.search(text, j, b):
+        return True
+    # Rule 9: "?"/"!" followed by a lower-case word.
+    k = j
+    while k > 0 and text[k - 1] in _QUOTE_CLOSERS:
+        k -= 1
+    if k > 0 and text[k - 1] in "?!" and text[b].islower():
+        return not (k < j or rules.lower_after_stop)
+    return True
+
+
+def _keep_after_dot(text: str, j: int, b: int, seg_start: int, tail: str, rules: _Rules) -> bool:
+    """A boundary after a dot: a list label, an abbreviation, initials or an ordinal
+    may make it false."""
     # Rule 7: an ICU sentence that is only a list label.
     if b - seg_start <= 12 and _ENUM_LABEL.fullmatch(text, seg_start, b):
         return _LINE_BREAK.search(text, j, b) is not None
@@ -595,20 +615,31 @@ def _keep_boundary(text: str, b: int, seg_start: int, rules: _Rules) -> bool:
         return True
     if _LINE_BREAK.search(text, j, b):
         return True
+    around = _tokens_around(text, j, b)
+    return True if around is None else _keep_after_abbreviation(*around, rules)
 
+
+def _tokens_around(text: str, j: int, b: int) -> tuple[list[str], list[str]] | None:
+    """Up to three tokens before the dot (ending at ``j``) and after ``b``, opening
+    quotes stripped; None when either side has no word."""
     lo = max(0, j - 80)
     left_tokens = text[lo:j].split()
     if lo > 0 and len(left_tokens) <= 3:
         left_tokens = left_tokens[1:]  # the first one may be cut
     if not left_tokens:
-        return True
+        return None
     left = [t.lstrip(_OPENERS) for t in left_tokens[-3:]]
+    right = [t.lstrip(_OPENERS) for t in text[b : b + 48].split()[:3]]
+    if not right or not right[0]:
+        return None
+    return left, right
+
+
+def _keep_after_abbreviation(left: list[str], right: list[str], rules: _Rules) -> bool:
+    """Rules 1-6, on the tokens around a dot (the last of ``left`` ends in it)."""
     tok = left[-1]
     prev = left[-2] if len(left) > 1 else ""
-    right = [t.lstrip(_OPENERS) for t in text[b : b + 48].split()[:3]]
-    nxt = right[0] if right else ""
-    if not nxt:
-        return True
+    nxt = right[0]
 
     # Rule 1: multi-part abbreviations.
     for before, after, cls in rules.multi.get(tok, ()):

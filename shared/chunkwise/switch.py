@@ -1,0 +1,493 @@
+"""The revision switch: the commit point of a revision is one head write.
+
+Every document has a small **head** record next to its chunks (same generation
+index, same routing, ``_id = <doc_id>:head``): which revision is current, how
+many chunks it has, which older revisions still wait for removal, and whether
+the key is deleted or its current revision failed for good. Chunks are written
+with their revision and state ``pending`` and are not current by themselves;
+the head is flipped with one write guarded by OpenSearch's optimistic
+concurrency control (``if_seq_no``/``if_primary_term``), and only then are the
+new chunks marked ``live`` and the old ones deleted.
+
+One batch of documents moves through the same phases together, one round trip
+per phase (``Phase``)::
+
+    read heads (realtime mget) ─▶ S3 HEAD ─▶ load+embed ─▶ write chunks (bulk,
+    refresh=wait_for) ─▶ S3 HEAD again ─▶ commit heads (bulk, CAS) ─▶ finish (bulk:
+    new chunks live, old ones deleted) ─▶ clear the heads' cleanup lists (bulk, CAS)
+
+Why an older revision can never win: a head is only committed with the
+sequence number read at the start of the round, and S3 is asked for the
+current version *after* that read. A writer that read the head before another
+writer's commit loses the compare-and-set; a writer that read it after saw S3
+after that commit, so it cannot hold an older version than the committed one.
+
+The reader (`keep_current`) over-fetches candidates, reads the heads of their
+documents by realtime ``mget`` and keeps only chunks of the head's revision;
+chunks are searchable before their head names them (``wait_for``), so a head
+never names a revision a search cannot see. The argument, step by step, with
+what a crash at each point leaves, is in samdocs/architecture.md.
+
+Pure protocol logic over a port: `SwitchIndexPort` (real: the OpenSearch
+adapter; tests: an in-memory index with refresh semantics).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
+from chunkwise.schema import Chunk
+
+log = logging.getLogger("chunkwise.switch")
+
+HEAD_STATE = "head"  # the `state` of a head record (no chunk query matches it)
+#: The states a reader's candidate query accepts; the head decides among them.
+CANDIDATE_STATES = ("pending", "live")
+LEGACY_STATE = "live"  # documents written before heads existed: their live chunks count
+
+
+def head_id(doc_id: str) -> str:
+    return f"{doc_id}:head"
+
+
+def chunk_ids(doc_id: str, revision: str, n: int) -> list[str]:
+    """The `_id`s of a revision's chunks (deterministic: `Chunk.chunk_id`)."""
+    return [f"{doc_id}:{revision}:{i}" for i in range(n)]
+
+
+class Phase(StrEnum):
+    """Step boundaries of `RevisionSwitch.steps` (faults are injected between them)."""
+
+    READ_HEADS = "read_heads"
+    PLAN = "plan"  # S3 HEAD of every document
+    LOAD = "load"  # extract, chunk, embed (no index I/O)
+    WRITE = "write_chunks"
+    CONFIRM = "confirm"  # S3 HEAD again
+    COMMIT = "commit_heads"
+    FINISH = "finish"
+    CLEAR = "clear_cleanup"
+
+
+@dataclass(frozen=True)
+class Head:
+    """A document's head record. ``revision`` "" = the key is deleted (tombstone)."""
+
+    doc_id: str
+    key: str
+    revision: str
+    chunks: int
+    cleanup: tuple[tuple[str, int], ...] = ()  # (revision, chunk count) still to delete
+    failed: str = ""  # why the current revision can never be indexed
+    settled: bool = False  # finish done: chunks live for every reader, cleanup empty
+    seq_no: int = -1  # concurrency token of the stored version (-1: not stored)
+    primary_term: int = 0
+
+    @property
+    def tombstone(self) -> bool:
+        return not self.revision
+
+    def successor(self, revision: str, chunks: int, *, failed: str = "") -> Head:
+        """The head that replaces this one: the old revision joins the cleanup list
+        (and the new one leaves it, should an old version have become current again)."""
+        cleanup = [c for c in self.cleanup if c[0] != revision]
+        if self.revision and self.revision != revision and self.chunks:
+            cleanup.append((self.revision, self.chunks))
+        return Head(self.doc_id, self.key, revision, chunks, tuple(cleanup), failed)
+
+
+def absent_head(doc_id: str, key: str, legacy: Sequence[tuple[str, int]] = ()) -> Head:
+    """A document without a head yet; ``legacy``: live revisions of the older protocol."""
+    return Head(doc_id, key, "", 0, tuple(legacy))
+
+
+@dataclass(frozen=True)
+class Version:
+    """What S3 says is current (the parts the switch needs)."""
+
+    revision: str
+    etag: str = ""
+
+
+@dataclass
+class Loaded:
+    """A revision ready to write: its chunks and their vectors (same order)."""
+
+    chunks: list[Chunk]
+    vectors: list[list[float]]
+
+
+class WriteRejected(PermanentError):
+    """Chunks of the revision were rejected by the index (mapping, vector size...)."""
+
+
+class SwitchIndexPort(Protocol):
+    """What the switch needs from the index; every call is one round trip."""
+
+    def read_heads(self, docs: Mapping[str, str]) -> dict[str, Head]:
+        """Realtime heads of ``doc_id -> key``; a document without one gets
+        `absent_head` with the live revisions of the older protocol as cleanup."""
+        ...
+
+    def write_chunks(self, loaded: Sequence[Loaded]) -> dict[str, str]:
+        """Create as pending, searchable when this returns (``refresh=wait_for``); a
+        chunk that exists already (a twin writer's, same revision, same text) is left
+        as it is, so a late twin never turns live chunks back to pending. Returns
+        ``doc_id -> reason`` for documents with rejected chunks."""
+        ...
+
+    def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
+        """(read, new): write each new head iff the stored one is still ``read``;
+        returns the committed heads (with their new seq_no) by doc_id; the rest
+        lost to a concurrent writer."""
+        ...
+
+    def finish(self, heads: Sequence[Head]) -> None:
+        """Mark each head's chunks live, delete the chunks of its cleanup list."""
+        ...
+
+    def clear_cleanup(self, heads: Sequence[Head]) -> None:
+        """Empty the cleanup list of each head that is still the stored one."""
+        ...
+
+    def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
+        """Best-effort removal (roll back of chunks no head names)."""
+        ...
+
+
+class CurrentVersions(Protocol):
+    def __call__(self, key: str) -> Version | None: ...
+
+
+LoadFn = Callable[[Sequence[tuple[str, str, Version]]], Mapping[str, Loaded | ChunkwiseError]]
+
+
+@dataclass
+class Outcome:
+    doc_id: str
+    key: str
+    status: str = "pending"  # indexed, unchanged, retired, failed, error
+    revision: str | None = None
+    chunks: int = 0
+    rounds: int = 0
+    error: ChunkwiseError | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.status == "pending"
+
+
+class Plan(StrEnum):
+    NONE = "none"  # the head is current and settled
+    WRITE = "write"  # S3 has a revision the head does not name: load, write, commit
+    COMMIT = "commit"  # a head without writing chunks: a tombstone, or adopting a revision
+    REPAIR = "repair"  # committed, but its finish did not complete: roll forward
+
+
+def plan(head: Head, current: Version | None) -> Plan:
+    """What one document needs, from its head and S3's current version (pure)."""
+    if current is None:
+        if head.tombstone and (head.seq_no >= 0 or not head.cleanup):
+            return Plan.REPAIR if head.seq_no >= 0 and not head.settled else Plan.NONE
+        return Plan.COMMIT
+    if head.seq_no < 0 and any(r == current.revision for r, _ in head.cleanup):
+        return Plan.COMMIT  # live in the older protocol already: adopt it
+    if head.revision != current.revision or head.seq_no < 0:
+        return Plan.WRITE
+    return Plan.NONE if head.settled else Plan.REPAIR
+
+
+@dataclass
+class _Doc:
+    doc_id: str
+    key: str
+    outcome: Outcome
+    head: Head = field(default_factory=lambda: Head("", "", "", 0))
+    current: Version | None = None
+    plan: Plan = Plan.NONE
+    loaded: Loaded | None = None
+    failure: ChunkwiseError | None = None
+    new_head: Head | None = None
+    written: bool = False
+
+    def reset(self, head: Head) -> None:
+        self.head, self.loaded, self.failure, self.new_head, self.written = (
+            head,
+            None,
+            None,
+            None,
+            False,
+        )
+
+    @property
+    def open(self) -> bool:
+        return self.outcome.open
+
+
+@dataclass
+class RevisionSwitch:
+    """Runs the switch for a batch of documents (see the module docstring)."""
+
+    index: SwitchIndexPort
+    current: CurrentVersions
+    load: LoadFn
+    max_rounds: int = 5
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+
+    def run(self, docs: Mapping[str, str]) -> dict[str, Outcome]:
+        for _ in self.steps(docs):
+            pass
+        return self.outcomes
+
+    def steps(self, docs: Mapping[str, str]) -> Generator[Phase, None, None]:
+        """``docs``: doc_id -> key. Yields after every phase (tests interleave
+        writers and inject faults there); `outcomes` holds the result."""
+        todo = [_Doc(d, k, Outcome(d, k)) for d, k in docs.items()]
+        self.outcomes = {d.doc_id: d.outcome for d in todo}
+        for rnd in range(1, self.max_rounds + 1):
+            for d in todo:
+                d.outcome.rounds = rnd
+            todo = yield from self._round(todo)
+            if not todo:
+                return
+        for d in todo:
+            self._settle(
+                d,
+                "error",
+                TransientError(
+                    f"revision switch of {d.key!r}: lost to concurrent writers "
+                    f"{self.max_rounds} times; retried later"
+                ),
+            )
+
+    # ------------------------------------------------------------------ one round
+
+    def _round(self, docs: list[_Doc]) -> Generator[Phase, None, list[_Doc]]:
+        """One round for every document still open; returns those that lost a race."""
+        try:
+            heads = self.index.read_heads({d.doc_id: d.key for d in docs})
+            yield Phase.READ_HEADS
+            for d in docs:  # S3 is asked after the heads were read (module docstring)
+                d.reset(heads[d.doc_id])
+                d.current = self.current(d.key)
+                d.plan = plan(d.head, d.current)
+            yield Phase.PLAN
+        except TransientError as exc:
+            return self._give_up(docs, exc)
+        yield from self._prepare([d for d in docs if d.plan is Plan.WRITE])
+        try:
+            moved = [d for d in docs if d.plan is Plan.WRITE and self._moved(d)]
+        except TransientError as exc:
+            return self._give_up(docs, exc)
+        yield Phase.CONFIRM
+        # S3 moved on during the round (or a writer failed): nothing is deleted. Chunk
+        # ids are shared by every writer of a revision, and a twin that confirmed S3
+        # before the move may still commit them; chunks no head names are invisible.
+        for d in docs:
+            if d.plan is Plan.COMMIT:
+                d.new_head = _without_writing(d.head, d.current)
+        commit = [d for d in docs if d not in moved and d.new_head is not None and d.open]
+        try:
+            won = self.index.commit_heads([(d.head, d.new_head) for d in commit if d.new_head])
+            for d in commit:
+                d.new_head = won.get(d.doc_id, d.new_head)
+        except TransientError as exc:
+            # Outcome unknown: the chunks stay (pending; only a head can make them
+            # current), the redelivered message learns from the head what happened.
+            return self._give_up(docs, exc)
+        yield Phase.COMMIT
+        lost = [d for d in commit if d.doc_id not in won]
+        done = [d for d in commit if d.doc_id in won]
+        for d in docs:
+            if d.plan is Plan.REPAIR and d.open:
+                d.new_head = d.head
+                done.append(d)
+        yield from self._finish(done)
+        for d in docs:
+            if d.open and d not in lost and d not in moved:
+                self._settle(d, "unchanged")
+        return [d for d in moved + lost if d.open]
+
+    def _moved(self, d: _Doc) -> bool:
+        return d.open and self.current(d.key) != d.current
+
+    def _prepare(self, work: list[_Doc]) -> Generator[Phase, None, None]:
+        """Load and write the revisions of ``work``; every document gets its new head
+        (or is settled with an error that leaves the current head alone)."""
+        self._load(work)
+        yield Phase.LOAD
+        try:
+            self._write(work)
+        except ChunkwiseError as exc:
+            # Transient (after the client's retries) or the deployment's fault
+            # (another model): nothing of this round may become current (no commit).
+            for d in work:
+                if d.open:
+                    self._settle(d, "error", exc)
+        yield Phase.WRITE
+
+    def _load(self, work: Sequence[_Doc]) -> None:
+        if not work:
+            return
+        results = self.load([(d.doc_id, d.key, d.current) for d in work if d.current])
+        for d in work:
+            got = results.get(d.doc_id)
+            assert d.current is not None
+            if isinstance(got, Loaded):
+                d.loaded = got
+                d.new_head = d.head.successor(d.current.revision, len(got.chunks))
+                continue
+            error = got or PermanentError(f"{d.key!r}: nothing loaded")
+            if isinstance(error, PermanentError) and not _keeps_current(error):
+                self._fail_revision(d, error)
+            else:
+                self._settle(d, "error", error)
+
+    def _fail_revision(self, d: _Doc, error: ChunkwiseError) -> None:
+        """S3's current revision can never be indexed: no older revision may stay
+        visible in its place. Its head says so (the one place of this policy)."""
+        assert d.current is not None
+        d.failure = error
+        d.loaded = None
+        d.new_head = d.head.successor(d.current.revision, 0, failed=str(error)[:1000])
+
+    def _write(self, work: Sequence[_Doc]) -> None:
+        batch = [d for d in work if d.loaded is not None and d.open]
+        if not batch:
+            return
+        for d in batch:
+            d.written = True
+        rejected = self.index.write_chunks([d.loaded for d in batch if d.loaded])
+        for d in batch:
+            reason = rejected.get(d.doc_id)
+            if reason is not None and d.current is not None:
+                self._roll_back([d])
+                self._fail_revision(
+                    d, WriteRejected(f"{d.key!r} revision {d.current.revision}: {reason}")
+                )
+
+    def _finish(self, done: Sequence[_Doc]) -> Generator[Phase, None, None]:
+        heads = [d.new_head for d in done if d.new_head is not None]
+        try:
+            if heads:
+                self.index.finish(heads)
+            yield Phase.FINISH
+            if heads:
+                self.index.clear_cleanup(heads)
+            yield Phase.CLEAR
+        except TransientError as exc:
+            # Committed: readers through heads see the new revision already; readers
+            # of the live flag see the old one until the redelivered message finishes
+            # (the head is not settled, so its next reader repairs it).
+            for d in done:
+                self._settle(d, "error", exc)
+            return
+        for d in done:
+            self._settle_committed(d)
+
+    def _settle_committed(self, d: _Doc) -> None:
+        head = d.new_head
+        assert head is not None
+        d.outcome.revision = head.revision or None
+        if d.failure is not None:
+            self._settle(d, "failed", d.failure)
+        elif head.failed:
+            self._settle(d, "failed", PermanentError(head.failed))
+        elif head.tombstone:
+            self._settle(d, "retired")
+        else:
+            d.outcome.chunks = head.chunks
+            self._settle(d, "indexed" if d.plan is Plan.WRITE else "unchanged")
+
+    # ------------------------------------------------------------------ helpers
+
+    def _roll_back(self, docs: Iterable[_Doc]) -> None:
+        """Delete the chunks of a revision the index rejected (a twin writer of the
+        same revision is rejected alike): no head will ever name them."""
+        ids: list[str] = []
+        routing: dict[str, str] = {}
+        for d in docs:
+            if d.written and d.loaded is not None:
+                for c in d.loaded.chunks:
+                    ids.append(c.chunk_id)
+                    routing[c.chunk_id] = d.doc_id
+            d.written = False
+        if ids:
+            try:
+                self.index.delete_chunks(ids, routing)
+            except ChunkwiseError as exc:
+                log.warning("roll back: %d pending chunks left (%s)", len(ids), exc)
+
+    def _give_up(self, docs: Sequence[_Doc], exc: TransientError) -> list[_Doc]:
+        for d in docs:
+            if d.open:
+                self._settle(d, "error", exc)
+        return []
+
+    @staticmethod
+    def _settle(d: _Doc, status: str, error: ChunkwiseError | None = None) -> None:
+        d.outcome.status = status
+        d.outcome.error = error
+        if status == "unchanged":
+            d.outcome.revision = d.head.revision or None
+            d.outcome.chunks = d.head.chunks
+
+
+def _without_writing(head: Head, current: Version | None) -> Head:
+    """The head of a deleted key, or one adopting a revision the older protocol made
+    live (its chunks are there already)."""
+    if current is None:
+        return head.successor("", 0)
+    n = max(n for r, n in head.cleanup if r == current.revision)
+    return head.successor(current.revision, n)
+
+
+def _keeps_current(exc: ChunkwiseError) -> bool:
+    """Errors of the deployment, not of the document: what is current stays current."""
+    from chunkwise.index import ModelMismatchError
+
+    return isinstance(exc, ModelMismatchError)
+
+
+# --------------------------------------------------------------------------- reader
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the reader needs of a hit to judge it."""
+
+    doc_id: str
+    revision: str
+    state: str
+
+
+def judge(
+    candidates: Sequence[Candidate], heads: Mapping[str, Head | None]
+) -> tuple[list[bool], bool]:
+    """(keep each candidate?, should the search run again?).
+
+    A candidate counts when its revision is its document's head revision; a
+    document without a head (written before heads existed) counts with its live
+    chunks. Run again when a head names a revision none of the document's
+    candidates has: the head moved after the search, and the new revision's
+    chunks are searchable now (they were before the head named them).
+    """
+    keep: list[bool] = []
+    seen: dict[str, set[str]] = {}
+    for c in candidates:
+        seen.setdefault(c.doc_id, set()).add(c.revision)
+        head = heads.get(c.doc_id)
+        if head is None:
+            keep.append(c.state == LEGACY_STATE)
+        else:
+            keep.append(not head.tombstone and c.revision == head.revision)
+    again = any(
+        h is not None and h.chunks > 0 and not h.tombstone and h.revision not in seen[d]
+        for d, h in heads.items()
+        if d in seen
+    )
+    return keep, again

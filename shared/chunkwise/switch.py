@@ -10,11 +10,11 @@ concurrency control (``if_seq_no``/``if_primary_term``), and only then are the
 new chunks marked ``live`` and the old ones deleted.
 
 One batch of documents moves through the same phases together, one round trip
-per phase (``Phase``)::
+per phase (``Phase``), and no phase refreshes the index::
 
-    read heads (realtime mget) ─▶ S3 HEAD ─▶ load+embed ─▶ write chunks (bulk,
-    refresh=wait_for) ─▶ S3 HEAD again ─▶ commit heads (bulk, CAS) ─▶ finish (bulk:
-    new chunks live, old ones deleted) ─▶ clear the heads' cleanup lists (bulk, CAS)
+    read heads (realtime mget) ─▶ S3 HEAD ─▶ load+embed ─▶ write chunks (bulk
+    create) ─▶ S3 HEAD again ─▶ commit heads (bulk, CAS) ─▶ finish (bulk: new chunks
+    live, old ones deleted) ─▶ clear the heads' cleanup lists (bulk, CAS)
 
 Why an older revision can never win: a head is only committed with the
 sequence number read at the start of the round, and S3 is asked for the
@@ -22,11 +22,18 @@ current version *after* that read. A writer that read the head before another
 writer's commit loses the compare-and-set; a writer that read it after saw S3
 after that commit, so it cannot hold an older version than the committed one.
 
-The reader (`keep_current`) over-fetches candidates, reads the heads of their
-documents by realtime ``mget`` and keeps only chunks of the head's revision;
-chunks are searchable before their head names them (``wait_for``), so a head
-never names a revision a search cannot see. The argument, step by step, with
-what a crash at each point leaves, is in samdocs/architecture.md.
+Why a reader never sees a partial revision: a head and its chunks share one
+shard (routing by doc_id), and the head is written after the chunks' bulk was
+acknowledged. A searcher opened by a refresh sees a prefix of the shard's
+operations, so a searcher that sees the head sees every chunk it names, and
+the old revision's chunks are deleted only after the head, so a searcher that
+does not see the new head still sees the whole old revision. The reader
+(`read_current`) searches candidates, then searches the heads of their
+documents (never a realtime get: that would see a head before its searcher
+does), keeps the chunks of each head's revision, and searches again when a
+head names a revision its candidates lack (the head came with a later
+refresh). The argument, step by step, with what a crash at each point leaves,
+is in samdocs/architecture.md.
 
 Pure protocol logic over a port: `SwitchIndexPort` (real: the OpenSearch
 adapter; tests: an in-memory index with refresh semantics).
@@ -38,12 +45,13 @@ import logging
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
 from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.switch")
+T = TypeVar("T")
 
 HEAD_STATE = "head"  # the `state` of a head record (no chunk query matches it)
 #: The states a reader's candidate query accepts; the head decides among them.
@@ -134,10 +142,10 @@ class SwitchIndexPort(Protocol):
         ...
 
     def write_chunks(self, loaded: Sequence[Loaded]) -> dict[str, str]:
-        """Create as pending, searchable when this returns (``refresh=wait_for``); a
-        chunk that exists already (a twin writer's, same revision, same text) is left
-        as it is, so a late twin never turns live chunks back to pending. Returns
-        ``doc_id -> reason`` for documents with rejected chunks."""
+        """Create as pending (no refresh); a chunk that exists already (a twin
+        writer's: same revision, same text) is left as it is, so a late twin never
+        turns live chunks back to pending. Returns ``doc_id -> reason`` for
+        documents with rejected chunks."""
         ...
 
     def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
@@ -491,3 +499,28 @@ def judge(
         if d in seen
     )
     return keep, again
+
+
+def read_current(
+    search: Callable[[int], Sequence[T]],
+    candidate: Callable[[T], Candidate],
+    heads: Callable[[Sequence[str]], Mapping[str, Head]],
+    *,
+    attempts: int = 3,
+) -> list[T]:
+    """Run ``search(attempt)`` and keep what its documents' heads name as current.
+
+    ``search`` gets the attempt number (0, 1, ...) to widen its window; it is run
+    again when a head moved past the candidates it returned (`judge`), at most
+    ``attempts`` times. ``heads`` searches the stored heads (refreshed state, same
+    shard copies as ``search``; absent: the older protocol)."""
+    kept: list[T] = []
+    for attempt in range(attempts):
+        items = list(search(attempt))
+        cands = [candidate(i) for i in items]
+        stored = heads(sorted({c.doc_id for c in cands}))
+        keep, again = judge(cands, {c.doc_id: stored.get(c.doc_id) for c in cands})
+        kept = [i for i, k in zip(items, keep, strict=True) if k]
+        if not again:
+            break
+    return kept

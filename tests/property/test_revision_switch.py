@@ -50,12 +50,14 @@ class FakeSwitchIndex:
 
     rows: dict[str, _Row] = field(default_factory=dict)  # latest writes
     searchable: dict[str, _Row] = field(default_factory=dict)  # as of the last refresh
-    heads: dict[str, Head] = field(default_factory=dict)
+    heads: dict[str, Head] = field(default_factory=dict)  # realtime (get by id)
+    searchable_heads: dict[str, Head] = field(default_factory=dict)
     seq: int = 0
     fail_next: set[str] = field(default_factory=set)  # method names that fail once
 
     def refresh(self) -> None:
         self.searchable = {i: replace(r) for i, r in self.rows.items()}
+        self.searchable_heads = dict(self.heads)
 
     def _maybe_fail(self, what: str) -> None:
         if what in self.fail_next:
@@ -82,8 +84,7 @@ class FakeSwitchIndex:
         for item in loaded:
             for c in item.chunks:  # op_type=create: a twin's chunk is never overwritten
                 self.rows.setdefault(c.chunk_id, _Row(c.doc_id, c.revision, "pending"))
-        self.refresh()  # refresh=wait_for: returns once a refresh made them searchable
-        return {}
+        return {}  # no refresh: searchable with the next one
 
     def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
         self._maybe_fail("commit_heads")
@@ -180,14 +181,19 @@ class World:
         h = self.index.heads.get(DOC)
         return h.revision if h is not None and h.revision else None
 
+    def visible_revision(self) -> str | None:
+        """The revision a reader must see at least: the searchable head's."""
+        h = self.index.searchable_heads.get(DOC)
+        return h.revision if h is not None and h.revision else None
+
     def reader(self) -> Generator[object, None, None]:
         """search -> heads -> judge, again (at most 3 times) when a head moved."""
-        floor = self.head_revision()
+        floor = self.visible_revision()
         kept: list[_Row] = []
         for _attempt in range(3):
             rows = self.index.candidates(DOC)
             yield "search"
-            stored = {DOC: self.index.heads.get(DOC)}  # realtime mget
+            stored = {DOC: self.index.searchable_heads.get(DOC)}  # a search, not a get
             keep, again = judge([Candidate(r.doc_id, r.revision, r.state) for r in rows], stored)
             kept = [r for r, k in zip(rows, keep, strict=True) if k]
             yield "heads"
@@ -331,3 +337,20 @@ def test_a_failed_commit_is_repaired_by_the_next_delivery() -> None:
     w.index.refresh()
     assert {r.revision for r in w.index.rows.values()} == {"v2"}
     assert w.index.heads[DOC].settled
+
+
+def test_a_committed_head_is_not_seen_before_its_chunks() -> None:
+    """v2 committed but not refreshed: the reader still gets all of v1 (the heads it
+    compares with come from the same refresh as the chunks), then all of v2."""
+    w = World()
+    w.upload()
+    settle(w)
+    w.index.refresh()
+    w.upload()
+    settle(w)  # committed and finished, nothing refreshed since
+    for _ in w.reader():
+        pass
+    w.index.refresh()
+    for _ in w.reader():
+        pass
+    assert w.reads == {"ok": 2}

@@ -17,7 +17,15 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.faults.scenarios import SCENARIOS, Row
+from bench.faults.scenarios import SCENARIOS as HANDLER_SCENARIOS
+from bench.faults.scenarios import Row
+from bench.faults.switch import switch_concurrent_scenario, switch_faults_scenario
+
+SCENARIOS = {
+    **HANDLER_SCENARIOS,
+    "switch-faults": switch_faults_scenario,
+    "switch-concurrent": switch_concurrent_scenario,
+}
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

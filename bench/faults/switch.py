@@ -1,7 +1,7 @@
 """Fault injection and concurrency on the revision switch, with readers classifying
 every result while it happens.
 
-- ``switch-faults``: for every step boundary of the switch (`chunkwise.switch.Phase`)
+- ``switch-faults``: for every step boundary of the switch (`chunkwise.ingest.revisions.Phase`)
   the writer's connection to the node is cut right after that step (a proxy that
   stops answering), the rest of the invocation fails (its client retries, then
   gives up), the connection comes back and the message is delivered again.
@@ -27,10 +27,10 @@ from typing import Any
 
 from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
-from chunkwise.index import IndexNames, make_doc_id
-from chunkwise.index_opensearch import OpenSearchIndex, RetryPolicy, connect
-from chunkwise.schema import Chunk
-from chunkwise.switch import (
+from chunkwise.adapters.opensearch.heads import HEAD_FIELDS, OpenSearchSwitchIndex
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
+from chunkwise.index.bodies import IndexNames, make_doc_id
+from chunkwise.ingest.revisions import (
     CANDIDATE_STATES,
     Candidate,
     Loaded,
@@ -39,7 +39,7 @@ from chunkwise.switch import (
     Version,
     read_current,
 )
-from chunkwise.switch_opensearch import HEAD_FIELDS, OpenSearchSwitchIndex
+from chunkwise.schema import Chunk
 
 BUCKET = "faults"
 DIMENSION = 8

@@ -1,4 +1,4 @@
-"""The revision switch (chunkwise.switch) against the real node: heads, chunks,
+"""The revision switch (chunkwise.ingest.revisions) against the real node: heads, chunks,
 compare-and-set, readers. S3 is a fake here (the fault suite uses the emulator)."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.embed import Embedder
-from chunkwise.index import IndexNames, make_doc_id
-from chunkwise.index_opensearch import OpenSearchIndex
-from chunkwise.schema import Chunk
-from chunkwise.switch import (
+from chunkwise.adapters.opensearch.heads import HEAD_FIELDS, OpenSearchSwitchIndex
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.embedding.embed import Embedder
+from chunkwise.index.bodies import IndexNames, make_doc_id
+from chunkwise.ingest.revisions import (
     CANDIDATE_STATES,
     Candidate,
     Loaded,
@@ -24,8 +24,8 @@ from chunkwise.switch import (
     Version,
     read_current,
 )
-from chunkwise.switch_opensearch import HEAD_FIELDS, OpenSearchSwitchIndex
-from integration.live_index import drop_prefix
+from chunkwise.schema import Chunk
+from tests.integration.live_index import drop_prefix
 
 pytestmark = pytest.mark.integration
 

@@ -20,8 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkwise.errors import TransientError
-from chunkwise.schema import Chunk
-from chunkwise.switch import (
+from chunkwise.ingest.revisions import (
     CANDIDATE_STATES,
     Candidate,
     Head,
@@ -32,6 +31,7 @@ from chunkwise.switch import (
     chunk_ids,
     judge,
 )
+from chunkwise.schema import Chunk
 
 DOC = "d0"
 KEY = "docs/a.md"

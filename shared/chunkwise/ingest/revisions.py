@@ -50,7 +50,7 @@ from typing import Protocol, TypeVar
 from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
 from chunkwise.schema import Chunk
 
-log = logging.getLogger("chunkwise.switch")
+log = logging.getLogger("chunkwise.ingest.revisions")
 T = TypeVar("T")
 
 HEAD_STATE = "head"  # the `state` of a head record (no chunk query matches it)
@@ -456,7 +456,7 @@ def _without_writing(head: Head, current: Version | None) -> Head:
 
 def _keeps_current(exc: ChunkwiseError) -> bool:
     """Errors of the deployment, not of the document: what is current stays current."""
-    from chunkwise.index import ModelMismatchError
+    from chunkwise.index.bodies import ModelMismatchError
 
     return isinstance(exc, ModelMismatchError)
 

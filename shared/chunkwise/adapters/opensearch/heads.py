@@ -1,4 +1,4 @@
-"""opensearch-py adapter of the revision switch's port (`chunkwise.switch`).
+"""opensearch-py adapter of the revision switch's port (`chunkwise.ingest.revisions`).
 
 Every method is one round trip for a whole batch of documents (plus the
 retries of `with_retries`, exponential backoff with jitter by tenacity):
@@ -7,7 +7,7 @@ retries of `with_retries`, exponential backoff with jitter by tenacity):
   refresh); documents without a head get one aggregation over their live chunks
   (written by the older protocol);
 - heads (reader): one search by id over the same snapshot kind as the chunks
-  (`search_heads`), never realtime: see `chunkwise.switch` for why;
+  (`search_heads`), never realtime: see `chunkwise.ingest.revisions` for why;
 - chunks: ``_bulk`` with ``op_type=create`` and no refresh at all;
 - commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
   (``create`` for a first head); a 409 means a concurrent writer moved the head;
@@ -22,14 +22,14 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chunkwise.index import FAILURE_REASON_FIELD, State, bulk_actions, utcnow_iso
-from chunkwise.index_opensearch import (
+from chunkwise.adapters.opensearch.index import (
     OpenSearchIndex,
     bulk_with_retries,
     redact_reason,
     with_retries,
 )
-from chunkwise.switch import (
+from chunkwise.index.bodies import FAILURE_REASON_FIELD, State, bulk_actions, utcnow_iso
+from chunkwise.ingest.revisions import (
     HEAD_STATE,
     LEGACY_STATE,
     Head,
@@ -39,7 +39,7 @@ from chunkwise.switch import (
     head_id,
 )
 
-log = logging.getLogger("chunkwise.switch")
+log = logging.getLogger("chunkwise.ingest.revisions")
 
 #: The head's fields in the generation mapping (besides the chunk fields it reuses).
 HEAD_FIELDS: dict[str, Any] = {"cleanup": {"type": "keyword", "index": False, "doc_values": False}}

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries, connect
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
 from chunkwise.embedding.embed import default_embedder
@@ -44,8 +45,8 @@ from chunkwise.index.bodies import (
     State,
     bulk_actions,
     make_doc_id,
-    reconcile,
 )
+from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.schema import Chunk
 
 RESULTS = Path(__file__).parent / "results" / "index_search.md"
@@ -256,18 +257,19 @@ def main(argv: list[str] | None = None) -> int:
         sample = docs[: args.reconcile_docs]
         vec_of = {c.chunk_id: vectors[i] for i, c in enumerate(chunks)}
         t0 = time.perf_counter()
+        port = OpenSearchSwitchIndex(ix)
         for d in sample:
-            reconcile(
-                d[0].source_key,
-                d[0].doc_id,
-                s3=_S3(),
-                index=ix,
-                load_chunks=lambda v, d=d: [
-                    c.model_copy(update={"revision": v.revision, "last_modified": v.last_modified})
-                    for c in d
-                ],
-                embed=lambda texts, d=d: [vec_of[c.chunk_id] for c in d],
-            )
+            # one document per switch, as the protocol measure always was (per document)
+            RevisionSwitch(
+                port,
+                _S3().head_current,
+                lambda items, d=d: {
+                    d[0].doc_id: Loaded(
+                        [c.model_copy(update={"revision": "v2"}) for c in d],
+                        [vec_of[c.chunk_id] for c in d],
+                    )
+                },
+            ).run({d[0].doc_id: d[0].source_key})
         t_rec = time.perf_counter() - t0
         rec_chunks = sum(len(d) for d in sample)
 

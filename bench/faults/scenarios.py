@@ -524,6 +524,7 @@ def readonly_query_scenario(opensearch_url: str, endpoint: str, queries: int = 2
             version = s3.put_object(Bucket=cfg.bucket, Key=key, Body=(DATA / fname).read_bytes())
             records.append(s3_record(cfg.bucket, key, str(version["VersionId"]), f"q{n}"))
         fresh_function("ingest").lambda_handler({"Records": records}, LocalContext())
+        _wait_searchable(cfg, opensearch_url, len(records))
         with ReadOnlyProxy(opensearch_url) as proxy:
             query = fresh_function("query", OPENSEARCH_URL=proxy.url)
             texts = ["maintenance interval", "Wartungsintervall Filter", "spare parts", "Preis"]
@@ -588,6 +589,23 @@ def readonly_query_scenario(opensearch_url: str, endpoint: str, queries: int = 2
             unbounded == "QueryRejected",
         ),
     ]
+
+
+def _wait_searchable(cfg: StackConfig, opensearch_url: str, documents: int) -> None:
+    """Until the node's periodic refresh showed ``documents`` live documents (the
+    revision switch never forces a refresh); at most 30 s."""
+    import time
+
+    from chunkwise.adapters.opensearch.index import connect
+
+    client = connect(opensearch_url)
+    body = {"size": 0, "aggs": {"docs": {"cardinality": {"field": "doc_id"}}}}
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        resp = client.search(index=cfg.index_prefix, body=body)
+        if resp["aggregations"]["docs"]["value"] >= documents:
+            return
+        time.sleep(0.2)
 
 
 def _unbounded_query_error(cfg: StackConfig, text: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
-from chunkwise.adapters.opensearch.heads import HEAD_FIELDS, OpenSearchSwitchIndex
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
 from chunkwise.index.bodies import IndexNames, make_doc_id
 from chunkwise.ingest.revisions import (
@@ -243,7 +243,6 @@ def make_rig(opensearch_url: str, tag: str) -> Rig:
     names = IndexNames(f"faults-{tag}-{uuid.uuid4().hex[:6]}")
     direct = OpenSearchIndex(connect(opensearch_url, maxsize=8), names)
     direct.ensure_live_generation("g1", dimension=DIMENSION)
-    direct.client.indices.put_mapping(index=names.index("g1"), body={"properties": HEAD_FIELDS})
     proxy = ReadOnlyProxy(opensearch_url, allowed=frozenset(ALL_METHODS))
     via = OpenSearchIndex(connect(proxy.url, timeout=5), names, policy=QUICK)
     key = f"docs/{tag}.md"

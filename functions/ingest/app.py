@@ -1,7 +1,9 @@
 """Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.ingest.pipeline.
 
-Thin on purpose: parse each message into object changes, hand every change to
-`Pipeline.ingest`, report failed messages as batch item failures
+Thin on purpose: parse each message into object changes, hand all changes of
+the batch to `Pipeline.ingest_batch` at once (the revision switch then needs one
+index round trip per phase for the whole batch), report failed messages as
+batch item failures
 (``ReportBatchItemFailures``). A failed message becomes visible again after the
 queue's visibility timeout and moves to the DLQ after ``maxReceiveCount``
 receives; the log line says why (permanent: the document will never index;
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -32,7 +35,7 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from chunkwise.errors import PermanentError, TransientError
+from chunkwise.errors import ChunkwiseError, PermanentError
 from chunkwise.ingest.budget import BatchBudgets, DocumentBudget
 from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange, parse_message
 from chunkwise.settings import IngestSettings, load_settings
@@ -92,30 +95,59 @@ def next_budget(context: LambdaContext | None, batch: BatchBudgets) -> DocumentB
 def ingest_change(
     change: ObjectChange, receive_count: int = 1, budget: DocumentBudget | None = None
 ) -> IngestResult:
-    where = {"key": change.key, "bucket": change.bucket, "kind": change.kind}
-    try:
-        result = get_pipeline().ingest(change, budget)
-    except (PermanentError, TransientError) as exc:
-        permanent = isinstance(exc, PermanentError)
-        log = logger.error if permanent else logger.warning
-        log(
-            "permanent failure: this message goes to the DLQ once its receives are used up"
-            if permanent
-            else "transient failure: retried after the visibility timeout",
-            extra={
-                **where,
-                "error": type(exc).__name__,
-                "reason": str(exc),
-                "receive_count": receive_count,
-            },
-        )
-        failures = "PermanentFailures" if permanent else "TransientFailures"
-        metrics.add_metric(name=failures, unit=MetricUnit.Count, value=1)
-        if permanent:
-            gc.collect()  # what the failed document held is not the next one's to carry
-        raise
-    _report(result)
+    """One change on its own (the EventBridge path); raises its error after logging it."""
+    (result,) = ingest_changes([(change, receive_count)], lambda _c: budget)
+    if result.error is not None:
+        raise result.error
     return result
+
+
+def ingest_changes(
+    changes: list[tuple[ObjectChange, int]],
+    budget_for: Callable[[ObjectChange], DocumentBudget | None],
+) -> list[IngestResult]:
+    """All changes of one invocation through the pipeline together (one index round
+    trip per phase of the revision switch); each result logged and counted."""
+
+    def budget(change: ObjectChange) -> DocumentBudget:
+        return budget_for(change) or DocumentBudget.unbounded()
+
+    results = get_pipeline().ingest_batch([c for c, _n in changes], budget)
+    for (change, receive_count), result in zip(changes, results, strict=True):
+        if result.error is None:
+            _report(result)
+        else:
+            _log_failure(change, result.error, receive_count)
+    return results
+
+
+def _log_failure(change: ObjectChange, exc: ChunkwiseError, receive_count: int) -> None:
+    permanent = isinstance(exc, PermanentError)
+    log = logger.error if permanent else logger.warning
+    log(
+        "permanent failure: this message goes to the DLQ once its receives are used up"
+        if permanent
+        else "transient failure: retried after the visibility timeout",
+        extra={
+            "key": change.key,
+            "bucket": change.bucket,
+            "kind": change.kind,
+            "error": type(exc).__name__,
+            "reason": str(exc),
+            "receive_count": receive_count,
+        },
+    )
+    failures = "PermanentFailures" if permanent else "TransientFailures"
+    metrics.add_metric(name=failures, unit=MetricUnit.Count, value=1)
+    if permanent:
+        gc.collect()  # what the failed document held is not the next one's to carry
+
+
+def _changes_or_none(record: SQSRecord) -> list[ObjectChange]:
+    try:
+        return parse_message(record.body)
+    except MessageError:
+        return []
 
 
 def parse_record(record: SQSRecord) -> list[ObjectChange]:
@@ -137,16 +169,38 @@ def parse_record(record: SQSRecord) -> list[ObjectChange]:
         raise
 
 
+# message id -> the results of its changes, computed for the whole batch at once
+_RESULTS: dict[str, list[IngestResult]] = {}
+
+
+def ingest_records(records: list[SQSRecord], context: LambdaContext | None) -> None:
+    """Every well-formed record's changes through the pipeline in one batch; a
+    malformed record is left to `record_handler`, which reports it."""
+    changes: list[tuple[ObjectChange, int]] = []
+    owners: list[str] = []
+    for record in records:
+        try:
+            parsed = parse_message(record.body)
+        except MessageError:
+            continue
+        count = int(record.attributes.approximate_receive_count or 1)
+        changes += [(c, count) for c in parsed]
+        owners += [record.message_id] * len(parsed)
+    _RESULTS.clear()
+    results = ingest_changes(changes, lambda _c: next_budget(context, _BATCH))
+    for owner, result in zip(owners, results, strict=True):
+        _RESULTS.setdefault(owner, []).append(result)
+
+
 @tracer.capture_method
 def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
-    budget = next_budget(lambda_context, _BATCH)
     changes = parse_record(record)
     if not changes:
         logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
         return
-    count = int(record.attributes.approximate_receive_count or 1)
-    for change in changes:
-        ingest_change(change, count, budget)
+    for result in _RESULTS.get(record.message_id, []):
+        if result.error is not None:
+            raise result.error  # logged already; the record is reported as failed
 
 
 @logger.inject_lambda_context
@@ -171,7 +225,9 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         for change in changes:
             ingest_change(change, budget=next_budget(context, BatchBudgets()))
         return {"batchItemFailures": []}
-    _BATCH = BatchBudgets(len(event.get("Records") or []))
+    records = [SQSRecord(r) for r in event.get("Records") or []]
+    _BATCH = BatchBudgets(sum(len(_changes_or_none(r)) for r in records))
+    ingest_records(records, context)
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunkwise.adapters.boto import boto_client
 from chunkwise.adapters.s3 import S3Bucket
-from chunkwise.index.bodies import GenerationModel, IndexPort
+from chunkwise.index.bodies import GenerationModel
 from chunkwise.ingest.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -70,13 +70,16 @@ def build_pipeline(
     config = settings.pipeline_config()
     client = os_client or opensearch_client(settings)
     s3 = boto_client("s3", s3_client)
-    indexes: dict[str | None, IndexPort] = {}
+    from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
+
+    indexes: dict[str | None, OpenSearchSwitchIndex] = {}
     emb = embedder or get_embedder(settings.embedder)
     model = GenerationModel.of(emb)
 
-    def index_for(generation: str | None) -> IndexPort:
+    def index_for(generation: str | None) -> OpenSearchSwitchIndex:
         if generation not in indexes:
-            indexes[generation] = opensearch_index(settings, generation, client, model)
+            index = opensearch_index(settings, generation, client, model)
+            indexes[generation] = OpenSearchSwitchIndex(index)
         return indexes[generation]
 
     ocr = None

@@ -1,15 +1,17 @@
-"""The index port in memory, and synthetic chunks of a revision (unit and integration tests)."""
+"""The revision switch's index port in memory, and synthetic chunks of a revision."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from chunkwise.index.bodies import (
     ObjectVersion,
     RevisionState,
     State,
 )
+from chunkwise.ingest.revisions import Head, Loaded, absent_head
 from chunkwise.schema import Chunk
 
 
@@ -22,14 +24,18 @@ def make_chunks(doc_id: str, v: ObjectVersion, n: int = 3, lang: str = "en") -> 
 
 
 class FakeIndex:
-    """IndexPort in memory: _id -> (revision, chunk_index, state, expected)."""
+    """The revision switch's index port in memory (`SwitchIndexPort`), realtime:
+    doc_id -> {_id: (revision, chunk_index, state, expected)}, plus heads."""
 
     def __init__(self) -> None:
         self.docs: dict[str, dict[str, tuple[str, int, State, int]]] = {}
+        self.heads: dict[str, Head] = {}
+        self.seq = 0
         self.lock = threading.Lock()
         self.fail_revisions: set[str] = set()
         # doc_id -> {revision: (key, reason)}: failure markers
         self.failures: dict[str, dict[str, tuple[str, str]]] = {}
+        self.writes: list[list[str]] = []  # chunk ids of every write_chunks call
 
     def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
         with self.lock:
@@ -45,38 +51,68 @@ class FakeIndex:
                 expected[rev] = max(expected.get(rev, 0), exp)
             return {r: RevisionState(r, c, expected[r]) for r, c in counts.items()}
 
-    def write_revision(
-        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
-    ) -> None:
-        from chunkwise.errors import PermanentError
-
-        if chunks and chunks[0].revision in self.fail_revisions:
-            raise PermanentError("mapping failure (fake)")
+    def read_heads(self, docs: Mapping[str, str]) -> dict[str, Head]:
         with self.lock:
-            for c in chunks:
-                d = self.docs.setdefault(c.doc_id, {})
-                d[c.chunk_id] = (c.revision, c.chunk_index, State.PENDING, len(chunks))
-            # As the adapter: chunks of an earlier, longer write of this revision go.
-            if chunks:
-                d = self.docs[chunks[0].doc_id]
-                for cid, (rev, i, _st, _exp) in list(d.items()):
-                    if rev == chunks[0].revision and i >= len(chunks):
-                        del d[cid]
+            out = {}
+            for doc_id, key in docs.items():
+                legacy: dict[str, int] = {}
+                for rev, _i, st, _e in self.docs.get(doc_id, {}).values():
+                    if st is State.LIVE:
+                        legacy[rev] = legacy.get(rev, 0) + 1
+                out[doc_id] = self.heads.get(doc_id) or absent_head(
+                    doc_id, key, sorted(legacy.items())
+                )
+            return out
 
-    def flip_live(self, doc_id: str, revision: str) -> None:
+    def write_chunks(self, loaded: Sequence[Loaded]) -> dict[str, str]:
+        rejected: dict[str, str] = {}
         with self.lock:
-            d = self.docs.get(doc_id, {})
-            for cid, (rev, i, st, exp) in list(d.items()):
-                if rev == revision and st is State.PENDING:
-                    d[cid] = (rev, i, State.LIVE, exp)
+            for item in loaded:
+                if item.chunks and item.chunks[0].revision in self.fail_revisions:
+                    rejected[item.chunks[0].doc_id] = "400: mapping failure (fake)"
+                    continue
+                self.writes.append([c.chunk_id for c in item.chunks])
+                for c in item.chunks:
+                    d = self.docs.setdefault(c.doc_id, {})
+                    row = (c.revision, c.chunk_index, State.PENDING, len(item.chunks))
+                    d.setdefault(c.chunk_id, row)
+        return rejected
 
-    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
-        new = State.SUPERSEDED if keep_revision is not None else State.DELETED
+    def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
+        won = {}
         with self.lock:
-            d = self.docs.get(doc_id, {})
-            for cid, (rev, i, st, exp) in list(d.items()):
-                if rev != keep_revision and st in (State.LIVE, State.PENDING):
-                    d[cid] = (rev, i, new, exp)
+            for read, new in pairs:
+                stored = self.heads.get(read.doc_id)
+                if (stored.seq_no if stored else -1) == read.seq_no:
+                    self.seq += 1
+                    self.heads[read.doc_id] = replace(new, seq_no=self.seq, primary_term=1)
+                    won[read.doc_id] = self.heads[read.doc_id]
+        return won
+
+    def finish(self, heads: Sequence[Head]) -> None:
+        with self.lock:
+            for h in heads:
+                d = self.docs.get(h.doc_id, {})
+                old = {r for r, _n in h.cleanup}
+                gone = State.DELETED if h.tombstone else State.SUPERSEDED
+                for cid, (rev, i, st, exp) in list(d.items()):
+                    if rev == h.revision and h.revision and st is State.PENDING:
+                        d[cid] = (rev, i, State.LIVE, exp)
+                    elif rev in old and st in (State.PENDING, State.LIVE):
+                        d[cid] = (rev, i, gone, exp)
+
+    def clear_cleanup(self, heads: Sequence[Head]) -> None:
+        with self.lock:
+            for h in heads:
+                stored = self.heads.get(h.doc_id)
+                if stored is not None and stored.seq_no == h.seq_no:
+                    self.seq += 1
+                    self.heads[h.doc_id] = replace(h, cleanup=(), settled=True, seq_no=self.seq)
+
+    def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
+        with self.lock:
+            for i in ids:
+                self.docs.get(routing[i], {}).pop(i, None)
 
     def live(self, doc_id: str) -> set[str]:
         with self.lock:

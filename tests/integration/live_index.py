@@ -1,16 +1,20 @@
-"""One helper for integration tests that need their own index on the real node."""
+"""Helpers for integration tests that need their own index on the real node."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from opensearchpy import OpenSearch
 
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import IndexNames, template_name
+from chunkwise.index.bodies import IndexNames, ObjectVersion, template_name
+from chunkwise.ingest.revisions import Loaded, Outcome, RevisionSwitch
+from chunkwise.schema import Chunk
 
 
 @contextmanager
@@ -34,3 +38,50 @@ def drop_prefix(client: OpenSearch, names: IndexNames) -> None:
     for generation in ix.generations():
         ix.drop(generation, force=True)
     client.indices.delete_index_template(name=template_name(names), ignore=[404])
+
+
+def switch_to_current(
+    key: str,
+    doc_id: str,
+    *,
+    s3: Any,
+    index: OpenSearchIndex,
+    load_chunks: Callable[[ObjectVersion], Sequence[Chunk]],
+    embed: Callable[[Sequence[str]], list[list[float]]],
+) -> Outcome:
+    """Make S3's current version of ``key`` current in ``index`` through the
+    production revision switch (raises the document's error), then refresh: tests
+    search right after. The switch itself never refreshes."""
+
+    def load(items: Sequence[tuple[str, str, ObjectVersion]]) -> dict[str, Loaded]:
+        out = {}
+        for d, _key, version in items:
+            chunks = list(load_chunks(version))
+            out[d] = Loaded(chunks, embed([c.text for c in chunks]))
+        return out
+
+    switch = RevisionSwitch(OpenSearchSwitchIndex(index), s3.head_current, load)
+    outcome = switch.run({doc_id: key})[doc_id]
+    index.refresh()
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome
+
+
+def write_pending(
+    index: OpenSearchIndex, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+) -> dict[str, str]:
+    """The switch's chunk write alone (no head): doc_id -> reason of rejected chunks."""
+    port = OpenSearchSwitchIndex(index)
+    return port.write_chunks([Loaded(list(chunks), [list(v) for v in vectors])])
+
+
+def write_live_without_head(
+    index: OpenSearchIndex, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+) -> None:
+    """Chunks as the older protocol left them: live, no head record; refreshed."""
+    from chunkwise.adapters.opensearch.index import bulk_with_retries
+    from chunkwise.index.bodies import State, bulk_actions
+
+    actions = list(bulk_actions(chunks, vectors, index=index.target, state=State.LIVE))
+    bulk_with_retries(index.client, actions, refresh=True)

@@ -14,11 +14,11 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder, minilm_embedder
-from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id, reconcile
+from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id
 from tests.embed_cache import CachedEmbedder
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
-from tests.integration.live_index import drop_prefix
+from tests.integration.live_index import drop_prefix, switch_to_current
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
 
 def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeBucket) -> None:
     doc = make_doc_id(BUCKET, KEY)
-    reconcile(
+    switch_to_current(
         KEY,
         doc,
         s3=s3,

@@ -15,10 +15,10 @@ from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli.index import main_index
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import IndexNames, make_doc_id, reconcile, template_name
+from chunkwise.index.bodies import IndexNames, make_doc_id, template_name
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
-from tests.integration.live_index import drop_prefix
+from tests.integration.live_index import drop_prefix, switch_to_current
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +43,7 @@ def names(client: OpenSearch) -> Iterator[IndexNames]:
 def _fill(ix: OpenSearchIndex, embedder: Embedder, s3: FakeBucket) -> None:
     for key, paras in DOCS.items():
         doc = make_doc_id(BUCKET, key)
-        reconcile(
+        switch_to_current(
             key,
             doc,
             s3=s3,
@@ -133,7 +133,7 @@ def test_cli_create_swap_sweep_drop(
     doc = make_doc_id(BUCKET, key)
     for rev, day in (("r1", 1), ("r2", 2)):
         s3.put_version(key, rev, f"2025-05-0{day}T00:00:00Z")
-        reconcile(
+        switch_to_current(
             key,
             doc,
             s3=s3,

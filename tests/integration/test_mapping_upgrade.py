@@ -13,7 +13,7 @@ import uuid
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.index import MappingRejectedError, OpenSearchIndex
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.bodies import (
     KEYWORD_IGNORE_ABOVE,
@@ -24,7 +24,7 @@ from chunkwise.index.bodies import (
 )
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
-from tests.integration.live_index import drop_prefix
+from tests.integration.live_index import drop_prefix, write_pending
 
 pytestmark = pytest.mark.integration
 
@@ -53,15 +53,16 @@ def test_live_generation_from_an_older_release_accepts_table_rows(
             make_doc_id("bucket", "prices.md"), version, [TABLE], kind="table"
         )
         vectors = embedder.embed([c.text for c in chunks])
-        with pytest.raises(MappingRejectedError, match="strict_dynamic_mapping"):
-            ix.write_revision(chunks, vectors)
+        rejected = write_pending(ix, chunks, vectors)
+        assert "strict_dynamic_mapping" in rejected[chunks[0].doc_id]
 
         live = ix.ensure_live_generation("g1", dimension=embedder.dimension)
 
         assert live == index  # no new generation: the live one was upgraded in place
         mapping = client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
         assert mapping[ROWS_FIELD]["type"] == "nested"
-        ix.write_revision(chunks, vectors)
+        assert write_pending(ix, chunks, vectors) == {}
+        ix.refresh()
         assert client.count(index=index)["count"] == len(chunks)
         assert ix.add_missing_fields(index) == []  # idempotent
     finally:
@@ -91,14 +92,15 @@ def test_immense_heading_is_indexed_and_older_generations_get_the_keyword_bound(
         )
         # the mapping is under test, not the model (which refuses a 20,000-token text)
         vectors = [[0.1] * embedder.dimension for _ in chunks]
-        with pytest.raises(MappingRejectedError) as rejected:
-            ix.write_revision(chunks, vectors)
-        assert "ÜÜÜ" not in str(rejected.value)  # the error names the field, not the text
+        rejected = write_pending(ix, chunks, vectors)
+        reason = rejected[chunks[0].doc_id]
+        assert reason and "ÜÜÜ" not in reason  # the error names the field, not the text
 
         assert ix.ensure_live_generation("g1", dimension=embedder.dimension) == index
         mapping = client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
         assert mapping["heading_path"]["ignore_above"] == KEYWORD_IGNORE_ABOVE
-        ix.write_revision(chunks, vectors)
+        assert write_pending(ix, chunks, vectors) == {}
+        ix.refresh()
         assert client.count(index=index)["count"] == len(chunks)
     finally:
         drop_prefix(client, ix.names)

@@ -24,14 +24,14 @@ from chunkwise.adapters.opensearch.query_model import delete_query_model, genera
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli import embed_endpoint
 from chunkwise.embedding.embed import MiniLMEmbedder
-from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
+from chunkwise.index.bodies import ObjectVersion, make_doc_id
 from chunkwise.search.hybrid import Hit
 from chunkwise.settings import Settings
 from chunkwise.wiring import setup_local_query_model
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
 from tests.integration.conftest import OsHttp
-from tests.integration.live_index import live_test_index
+from tests.integration.live_index import live_test_index, switch_to_current
 
 pytestmark = pytest.mark.integration
 
@@ -180,7 +180,7 @@ def _ingest(ix: OpenSearchIndex, embedder: MiniLMEmbedder) -> None:
             ) -> Any:
                 return chunks_from_paragraphs(d, v, p, lang=la, heading="Section")
 
-            reconcile(key, doc, s3=s3, index=ix, load_chunks=load, embed=embedder.embed)
+            switch_to_current(key, doc, s3=s3, index=ix, load_chunks=load, embed=embedder.embed)
     ix.refresh()
 
 

@@ -14,11 +14,11 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, co
 from chunkwise.adapters.opensearch.search import Searcher, detect_caps
 from chunkwise.cli.index import main_search
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import ObjectVersion, make_doc_id, reconcile
+from chunkwise.index.bodies import ObjectVersion, make_doc_id
 from chunkwise.search.hybrid import SearchFilters
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
-from tests.integration.live_index import live_test_index
+from tests.integration.live_index import live_test_index, switch_to_current, write_live_without_head
 
 pytestmark = pytest.mark.integration
 
@@ -73,7 +73,7 @@ def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
     for key, (lang, kind, paras) in CORPUS.items():
         s3.put_version(key, "v1", "2025-03-01T00:00:00Z")
         doc = make_doc_id(BUCKET, key)
-        reconcile(
+        switch_to_current(
             key,
             doc,
             s3=s3,
@@ -166,8 +166,7 @@ def test_overlapping_spans_are_deduped(
             "text": text[8:],
         }
     )
-    corpus_index.write_revision([a, b], embedder.embed([a.text, b.text]))
-    corpus_index.flip_live(doc, "v1")
+    write_live_without_head(corpus_index, [a, b], embedder.embed([a.text, b.text]))
     s = Searcher(corpus_index.client, embedder, corpus_index.names, fusion=fusion)  # type: ignore[arg-type]
     hits = s.search("volcanic ash flights", 5, SearchFilters(doc_ids=(doc,)))
     assert len(hits) == 1

@@ -10,11 +10,11 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import make_doc_id, reconcile
+from chunkwise.index.bodies import make_doc_id
 from chunkwise.search.hybrid import SearchFilters, bm25_clause
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
-from tests.integration.live_index import live_test_index
+from tests.integration.live_index import live_test_index, switch_to_current
 
 pytestmark = pytest.mark.integration
 
@@ -47,7 +47,7 @@ def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
     s3 = FakeBucket(BUCKET)
     s3.put_version(KEY, "v1", "2025-03-01T00:00:00Z")
     doc = make_doc_id(BUCKET, KEY)
-    reconcile(
+    switch_to_current(
         KEY,
         doc,
         s3=s3,

@@ -54,6 +54,7 @@ class FakeSwitchIndex:
     searchable_heads: dict[str, Head] = field(default_factory=dict)
     seq: int = 0
     fail_next: set[str] = field(default_factory=set)  # method names that fail once
+    failures: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def refresh(self) -> None:
         self.searchable = {i: replace(r) for i, r in self.rows.items()}
@@ -101,12 +102,15 @@ class FakeSwitchIndex:
     def finish(self, heads: Sequence[Head]) -> None:
         self._maybe_fail("finish")
         for h in heads:
+            # A late finish (a twin's, of a head replaced since) must change nothing a
+            # newer finish decided: only pending -> live, only pending/live -> old.
             for i in chunk_ids(h.doc_id, h.revision, h.chunks) if h.revision else []:
-                if i in self.rows:  # an update of a missing document fails (404)
+                if i in self.rows and self.rows[i].state == "pending":
                     self.rows[i].state = "live"
             for revision, n in h.cleanup:
                 for i in chunk_ids(h.doc_id, revision, n):
-                    self.rows.pop(i, None)
+                    if i in self.rows and self.rows[i].state in ("pending", "live"):
+                        self.rows[i].state = "deleted" if h.tombstone else "superseded"
 
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
         self._maybe_fail("clear_cleanup")
@@ -121,6 +125,9 @@ class FakeSwitchIndex:
     def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
         for i in ids:
             self.rows.pop(i, None)
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        self.failures[(doc_id, revision)] = reason
 
     # -- reader side
     def candidates(self, doc_id: str) -> list[_Row]:
@@ -335,7 +342,7 @@ def test_a_failed_commit_is_repaired_by_the_next_delivery() -> None:
     assert not w.index.heads[DOC].settled
     settle(w)
     w.index.refresh()
-    assert {r.revision for r in w.index.rows.values()} == {"v2"}
+    assert {r.revision for r in w.index.rows.values() if r.state == "live"} == {"v2"}
     assert w.index.heads[DOC].settled
 
 

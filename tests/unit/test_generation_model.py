@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.embedding.embed import default_embedder, minilm_embedder
 from chunkwise.index.bodies import (
@@ -17,6 +18,7 @@ from chunkwise.index.bodies import (
     index_body,
     model_mismatch,
 )
+from chunkwise.ingest.revisions import Loaded
 from tests.fakes.index import make_chunks
 
 E5 = GenerationModel.of(default_embedder())
@@ -74,5 +76,5 @@ def test_writes_into_a_generation_of_another_model_are_refused_before_any_bulk()
     v = ObjectVersion(last_modified="2026-01-01T00:00:00Z", version_id="v1", key="k", bucket="b")
     chunks = make_chunks("doc", v)
     with pytest.raises(GenerationError, match="built with the model sentence-transformers"):
-        ix.write_revision(chunks, [[0.0] * 384 for _ in chunks])
+        OpenSearchSwitchIndex(ix).write_chunks([Loaded(chunks, [[0.0] * 384 for _ in chunks])])
     assert client.bulks == []

@@ -91,7 +91,7 @@ def test_bulk_gives_up_on_endless_throttling() -> None:
 
 
 def test_rejection_reasons_never_carry_document_text() -> None:
-    from chunkwise.adapters.opensearch.index import _reason
+    from chunkwise.adapters.opensearch.index import error_reason
 
     secret = "Vertrauliche Gehaltsliste"
     immense = {
@@ -111,7 +111,7 @@ def test_rejection_reasons_never_carry_document_text() -> None:
         f"value: '{secret}'",
     }
     for error in (immense, preview):
-        reason = _reason(error)
+        reason = error_reason(error)
         assert secret not in reason and "86, 101" not in reason
         assert reason.startswith(str(error["type"])) and len(reason) < 700
-    assert "heading_path" in _reason(immense) and "32766" in _reason(immense)
+    assert "heading_path" in error_reason(immense) and "32766" in error_reason(immense)

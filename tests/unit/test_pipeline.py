@@ -163,13 +163,14 @@ def test_chunks_cite_the_stored_text(counter: object) -> None:
     rig = make_rig(counter)
     v = rig.store.put("incoming/handbuch_de.md", HANDBUCH)
     captured = []
-    orig = rig.index.write_revision
+    orig = rig.index.write_chunks
 
-    def spy(chunks, embeddings):  # type: ignore[no-untyped-def]
-        captured.extend(chunks)
-        return orig(chunks, embeddings)
+    def spy(loaded):  # type: ignore[no-untyped-def]
+        for item in loaded:
+            captured.extend(item.chunks)
+        return orig(loaded)
 
-    rig.index.write_revision = spy  # type: ignore[method-assign]
+    rig.index.write_chunks = spy  # type: ignore[method-assign]
     rig.pipeline.ingest(change("incoming/handbuch_de.md"))
     doc_id = make_doc_id(BUCKET, "incoming/handbuch_de.md")
     text = rig.artifacts.files[f"extracted/{doc_id}/{v.version_id}.md"][0].decode()
@@ -205,7 +206,7 @@ def test_late_event_of_old_version_keeps_new_one(counter: object) -> None:
     assert rig.index.live(doc_id) == {v2.version_id}
     assert [g[1] for g in rig.store.gets] == [v2.version_id]  # v1 never fetched
     res = rig.pipeline.ingest(change("incoming/manual_en.md"))
-    assert res.status == "unchanged" and res.actions == ["keep"]
+    assert res.status == "unchanged" and res.actions == ["unchanged"] and res.rounds == 1
 
 
 def test_delete_retires_document(counter: object) -> None:
@@ -390,8 +391,8 @@ def test_build_pipeline_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(p.artifacts, S3Bucket) and p.artifacts.bucket == "artifacts-bucket"
     assert isinstance(p.ocr, TextractOcr)
     assert p.config.watches("any/key.pdf")  # separate artifacts bucket: whole bucket watched
-    assert p.index_for("g2").target == "chunks-g2"  # type: ignore[attr-defined]
-    assert p.index_for(None).target == "chunks-write"  # type: ignore[attr-defined]
+    assert p.index_for("g2").index.target == "chunks-g2"  # type: ignore[attr-defined]
+    assert p.index_for(None).index.target == "chunks-write"  # type: ignore[attr-defined]
 
 
 def test_sweep_skips_a_revision_known_to_fail_and_reports_it_apart(counter: object) -> None:

@@ -56,6 +56,7 @@ def _src(i: int) -> dict[str, Any]:
         "start": 0,
         "end": 1,
         "body": "x",
+        "state": "live",  # no head record: a document of the older protocol
     }
 
 
@@ -81,11 +82,18 @@ class _Client:
         self.indices = _Indices(meta or {"embedder": "fake", "dimension": 3})
         self.transport = _Transport(rrf_ok, read_only)
         self.searches: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.head_searches: list[dict[str, Any]] = []
+        self.preferences: list[str] = []  # one per search call: candidates and heads alike
 
     def info(self) -> dict[str, Any]:
         return {"version": {"number": "2.19.1"}}
 
     def search(self, index: str, body: dict[str, Any], params: dict[str, Any]) -> Any:
+        params = dict(params)
+        self.preferences.append(params.pop("preference", ""))
+        if "ids" in body.get("query", {}):  # the reader's look-up of heads: none here
+            self.head_searches.append(body)
+            return {"hits": {"hits": []}}
         self.searches.append((body, params))
         hits = [{"_id": f"id{i}", "_score": 1.0 / (i + 1), "_source": _src(i)} for i in range(3)]
         return {"hits": {"hits": hits}}

@@ -52,7 +52,7 @@ def _raw(_id: str, score: float, src: dict[str, Any]) -> dict[str, Any]:
 def test_filters_build_clauses() -> None:
     f = SearchFilters(doc_ids=("d1",), key_prefix="docs/", langs=("de",), kinds=("table",))
     cl = f.clauses()
-    assert {"term": {"state": "live"}} in cl
+    assert {"terms": {"state": ["pending", "live"]}} in cl  # the heads decide among them
     assert {"terms": {"doc_id": ["d1"]}} in cl
     assert {"prefix": {"source_key": "docs/"}} in cl
     assert {"terms": {"lang": ["de"]}} in cl
@@ -76,7 +76,7 @@ def test_bm25_knn_hybrid_bodies() -> None:
     k = knn_query([0.5, 0.5], 7)
     assert k["query"]["knn"]["embedding"]["k"] == 7
     assert k["query"]["knn"]["embedding"]["filter"]["bool"]["filter"] == [
-        {"term": {"state": "live"}}
+        {"terms": {"state": ["pending", "live"]}}
     ]
     h = hybrid_query("q", [0.1], 3, SearchFilters(kinds=("table",)))
     subs = h["query"]["hybrid"]["queries"]

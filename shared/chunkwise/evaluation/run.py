@@ -3,12 +3,12 @@
 Each configuration gets its own index prefix ``<prefix>-<name>`` and a fresh
 generation ``<prefix>-<name>-g<timestamp>`` on the real node (write and read
 alias swapped to it). Documents are ingested revision by revision, oldest
-first, through the same revision switch as the pipeline: write the revision's
-chunks (pending), flip them live, supersede every other revision. Questions
-then run through the real search path: ``Searcher`` (server-side hybrid via
-the neural-search pipeline when present), BM25 only and k-NN only, each over
-the read alias with the production post-processing (newest revision per
-document, no overlapping spans).
+first, through the pipeline's revision switch (`chunkwise.ingest.revisions`,
+the chunks stamped by `with_identity`). Questions then run through the real
+search path: ``Searcher`` (server-side hybrid via the neural-search pipeline
+when present, current revisions by their heads), BM25 only and k-NN only, with
+the production post-processing (newest revision per document, no overlapping
+spans).
 
 Latency is the search round trip; the query embedding is computed once per
 question (and reported separately), so the three modes and all
@@ -27,6 +27,7 @@ from typing import Any
 
 from chunkwise import progress
 from chunkwise.adapters.opensearch.client import Client as OpenSearch
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
 from chunkwise.chunking.chunk import is_runt
@@ -49,7 +50,15 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id, new_generation_id
+from chunkwise.index.bodies import (
+    GenerationModel,
+    IndexNames,
+    ObjectVersion,
+    make_doc_id,
+    new_generation_id,
+)
+from chunkwise.ingest.pipeline import with_identity
+from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.schema import Chunk
 from chunkwise.search.hybrid import (
     Hit,
@@ -161,6 +170,7 @@ def ingest(
         chunker_config=config.as_dict(),
     )
     ix.swap(gen)
+    port = OpenSearchSwitchIndex(ix)
     counter = _sizer(config, embed.embedder)
     cap = config.chunker.max_tokens or counter.max_tokens
     store: dict[str, Chunk] = {}
@@ -175,23 +185,12 @@ def ingest(
             text = texts[(doc.key, rev.revision)]
             t0 = time.perf_counter()
             raw = chunk_with(config.baseline, text, doc.lang, config.chunker, counter=counter)
-            chunks = [
-                c.model_copy(
-                    update={
-                        "doc_id": doc_id,
-                        "source_key": doc.key,
-                        "revision": rev.revision,
-                        "last_modified": rev.last_modified,
-                    }
-                )
-                for c in raw
-            ]
+            version = ObjectVersion(rev.last_modified, rev.revision, key=doc.key, bucket=BUCKET)
+            chunks = with_identity(raw, doc_id, version)
             t1 = time.perf_counter()
             vectors = embed([c.text for c in chunks])
             t2 = time.perf_counter()
-            ix.write_revision(chunks, vectors)
-            ix.flip_live(doc_id, rev.revision)
-            ix.supersede_others(doc_id, rev.revision)
+            _switch_to(port, doc_id, version, chunks, vectors)
             t3 = time.perf_counter()
             t_chunk += t1 - t0
             t_embed += t2 - t1
@@ -199,11 +198,7 @@ def ingest(
             for c in chunks:
                 store[c.chunk_id] = c
             if rev.revision == doc.current:
-                for c in chunks:
-                    chars.append(len(c.body))
-                    tokens.append(c.token_count)
-                    if len(chunks) > 1 and is_runt(len(c.body), c.token_count, config.chunker, cap):
-                        runts += 1
+                runts += _measure(chunks, chars, tokens, config, cap)
     ix.refresh()
     timings = {
         "indexing_s": time.perf_counter() - t_all,
@@ -212,6 +207,36 @@ def ingest(
         "bulk_s": t_bulk,
     }
     return names, store, chunk_stats(chars, tokens, runts, cap), timings
+
+
+def _measure(
+    chunks: Sequence[Chunk], chars: list[int], tokens: list[int], config: EvalConfig, cap: int
+) -> int:
+    """Add the current revision's chunk sizes to ``chars``/``tokens``; its runt count."""
+    runts = 0
+    for c in chunks:
+        chars.append(len(c.body))
+        tokens.append(c.token_count)
+        if len(chunks) > 1 and is_runt(len(c.body), c.token_count, config.chunker, cap):
+            runts += 1
+    return runts
+
+
+def _switch_to(
+    port: OpenSearchSwitchIndex,
+    doc_id: str,
+    version: ObjectVersion,
+    chunks: list[Chunk],
+    vectors: list[list[float]],
+) -> None:
+    """Make ``version`` the document's current revision through the production switch
+    (``version`` plays S3's current version: revisions are ingested oldest first)."""
+    switch = RevisionSwitch(
+        port, lambda _key: version, lambda _items: {doc_id: Loaded(chunks, vectors)}
+    )
+    outcome = switch.run({doc_id: version.key})[doc_id]
+    if outcome.error is not None:
+        raise outcome.error
 
 
 def _ranked(hits: Sequence[Hit], store: dict[str, Chunk]) -> list[RankedHit]:

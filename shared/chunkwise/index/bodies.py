@@ -1,4 +1,4 @@
-"""Index generations, aliases, documents and the revision protocol (pure; no I/O).
+"""Index generations, aliases, documents and index request bodies (pure; no I/O).
 
 samdocs/architecture.md, "The revision protocol". Everything here builds request
 bodies or decides what to do; `chunkwise.adapters.opensearch.index` sends them.
@@ -10,33 +10,29 @@ Names:
 
 Chunk lifecycle (the ``state`` keyword of every indexed chunk)::
 
-    pending ──flip──▶ live ──supersede──▶ superseded ──sweep──▶ (deleted)
-       │                 └──retire (S3 key gone)──▶ deleted ──sweep──▶ (deleted)
-       └─ rejected (any chunk failed) ─▶ removed again, never flipped
+    pending ──finish──▶ live ──finish of a newer head──▶ superseded ──retention──▶ (erased)
+       │                   └──finish of a tombstone (S3 key gone)──▶ deleted ──retention──▶
+       └─ never named by a head: invisible to every reader
 
-A revision's chunks are written as ``pending`` (invisible through the read
-alias) and flipped to ``live`` in one update-by-query only after every chunk of
-the revision was accepted, so a document is never half-indexed and live.
-
-Reconcile, don't replay: an event only says "key K changed"; `reconcile` asks
-S3 for K's current version, makes exactly that revision live and supersedes
-every other one, then asks S3 again and repeats until S3 and the index agree.
-Writers never trust the event's version id, so duplicates, reordering and
-concurrent writers converge on S3's current version.
+Which revision of a document is current is decided by its head record (state
+``head``, next to the chunks), not by the chunks' states: the revision switch,
+its commit point and the reader's rule are in `chunkwise.ingest.revisions` and
+samdocs/architecture.md. The ``live`` state is the same decision made visible,
+a little later, to clients that read the filtered alias.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
 from chunkwise.chunking.rows import table_rows
-from chunkwise.errors import ConfigError, PermanentError, TransientError
+from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 
 DEFAULT_PREFIX = "chunks"
@@ -59,7 +55,8 @@ ROWS_FIELD = "rows"
 # generation (OpenSearchIndex.add_missing_fields). 2: the nested `rows` field.
 # 3: `sized_by_model` / `sized_by_tokenizer` (chunk schema 2).
 # 4: `ignore_above` on the keyword fields that carry values from outside.
-MAPPING_REVISION = 4
+# 5: `cleanup` of the per-document head records (chunkwise.ingest.revisions).
+MAPPING_REVISION = 5
 #: Longest value (characters) of an outside-supplied keyword field that is indexed.
 #: Lucene rejects a term over 32,766 UTF-8 bytes and with it the whole document; a
 #: longer value stays in _source, only unsearchable as a term.
@@ -73,6 +70,8 @@ class State(StrEnum):
     DELETED = "deleted"
     # Not a chunk: the marker of a revision that can never be indexed (see failure_marker).
     FAILED = "failed"
+    # Not a chunk: a document's head record (chunkwise.ingest.revisions).
+    HEAD = "head"
 
 
 FAILURE_REASON_FIELD = "failure_reason"
@@ -310,6 +309,8 @@ def index_body(
                 "live_at": date,
                 "superseded_at": date,
                 FAILURE_REASON_FIELD: stored_only,
+                # head records only: "<chunks>:<revision>" still to supersede
+                "cleanup": {"type": "keyword", "index": False, "doc_values": False},
             },
         },
     }
@@ -449,7 +450,12 @@ def revision_states_query(doc_id: str, max_revisions: int = 1000) -> dict[str, A
     """Aggregation listing every revision of a document with per-state chunk counts."""
     return {
         "size": 0,
-        "query": {"bool": {"filter": [_doc_filter(doc_id)]}},
+        "query": {
+            "bool": {
+                "filter": [_doc_filter(doc_id)],
+                "must_not": [{"term": {"state": State.HEAD.value}}],
+            }
+        },
         "aggs": {
             "revisions": {
                 "terms": {"field": "revision", "size": max_revisions},
@@ -490,67 +496,6 @@ def parse_revision_states(response: Mapping[str, Any]) -> dict[str, RevisionStat
         exp = b["expected"].get("value")
         out[str(b["key"])] = RevisionState(str(b["key"]), counts, int(exp or 0))
     return out
-
-
-_SET_STATE = (
-    "ctx._source.state = params.state;"
-    "if (params.state == 'live') { ctx._source.live_at = params.now; }"
-    "else if (params.state != 'pending') { ctx._source.superseded_at = params.now; }"
-)
-
-
-def _set_state_script(state: State, now: str) -> dict[str, Any]:
-    return {
-        "source": _SET_STATE,
-        "lang": "painless",
-        "params": {"state": state.value, "now": now},
-    }
-
-
-def _revision_query(doc_id: str, revision: str, condition: dict[str, Any]) -> dict[str, Any]:
-    """The chunks of one revision of one document that also match ``condition``."""
-    return {"bool": {"filter": [_doc_filter(doc_id), {"term": {"revision": revision}}, condition]}}
-
-
-def flip_live_body(doc_id: str, revision: str, now: str) -> dict[str, Any]:
-    """pending -> live for every chunk of one revision (never touches superseded chunks)."""
-    return {
-        "query": _revision_query(doc_id, revision, {"term": {"state": State.PENDING.value}}),
-        "script": _set_state_script(State.LIVE, now),
-    }
-
-
-def supersede_body(
-    doc_id: str, keep_revision: str | None, now: str, *, state: State = State.SUPERSEDED
-) -> dict[str, Any]:
-    """live/pending -> superseded (or deleted) for every revision except ``keep_revision``."""
-    query: dict[str, Any] = {
-        "bool": {
-            "filter": [
-                _doc_filter(doc_id),
-                {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
-            ]
-        }
-    }
-    if keep_revision is not None:
-        query["bool"]["must_not"] = [{"term": {"revision": keep_revision}}]
-    return {"query": query, "script": _set_state_script(state, now)}
-
-
-def delete_revision_body(
-    doc_id: str, revision: str, *, states: Sequence[State] = (State.PENDING,)
-) -> dict[str, Any]:
-    """delete-by-query body removing a rejected revision's partial writes."""
-    return {
-        "query": _revision_query(doc_id, revision, {"terms": {"state": [s.value for s in states]}})
-    }
-
-
-def stale_chunks_body(doc_id: str, revision: str, keep_below: int) -> dict[str, Any]:
-    """Chunks of a revision beyond its current chunk count (left over by an older chunker)."""
-    return {
-        "query": _revision_query(doc_id, revision, {"range": {"chunk_index": {"gte": keep_below}}})
-    }
 
 
 def failure_marker(
@@ -595,6 +540,23 @@ def sweep_body(older_than: str) -> dict[str, Any]:
                 "filter": [
                     {"terms": {"state": [State.SUPERSEDED.value, State.DELETED.value]}},
                     {"range": {"superseded_at": {"lt": older_than}}},
+                ]
+            }
+        }
+    }
+
+
+def tombstones_body(older_than: str) -> dict[str, Any]:
+    """delete-by-query body of the head records of deleted keys older than a date (a
+    key without a head and without an S3 version needs nothing; a new upload writes
+    a new head)."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    {"term": {"state": State.HEAD.value}},
+                    {"term": {"revision": ""}},
+                    {"range": {"indexed_at": {"lt": older_than}}},
                 ]
             }
         }
@@ -661,158 +623,6 @@ class S3Port(Protocol):
         ...
 
 
-class IndexPort(Protocol):
-    """What the revision protocol needs from the index (real: OpenSearchIndex)."""
-
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        """Remember that this revision can never be indexed (the sweep skips it)."""
-        ...
-
-    def revision_states(self, doc_id: str) -> dict[str, RevisionState]: ...
-
-    def write_revision(
-        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
-    ) -> None:
-        """Write one revision's chunks as pending; all or nothing (raises, cleans up)."""
-        ...
-
-    def flip_live(self, doc_id: str, revision: str) -> None:
-        """Make the revision's pending chunks live (its stale ones went at write)."""
-        ...
-
-    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
-        """keep_revision None = retire the whole document (S3 key deleted)."""
-        ...
-
-
-class Action(StrEnum):
-    INDEX = "index"  # write current revision then flip it live
-    FLIP = "flip"  # chunks are all there but (partly) pending: flip
-    KEEP = "keep"  # current revision already fully live
-    RETIRE = "retire"  # key is gone
-
-
-@dataclass(frozen=True)
-class Plan:
-    action: Action
-    revision: str | None
-    supersede: tuple[str, ...]
-
-
-def plan_reconcile(current: ObjectVersion | None, states: Mapping[str, RevisionState]) -> Plan:
-    """Decide what makes the index agree with S3 for one document (pure)."""
-    if current is None:
-        visible = tuple(sorted(r for r, s in states.items() if s.visible or s.n(State.PENDING)))
-        return Plan(Action.RETIRE, None, visible)
-    rev = current.revision
-    others = tuple(
-        sorted(r for r, s in states.items() if r != rev and (s.visible or s.n(State.PENDING)))
-    )
-    st = states.get(rev)
-    if st is not None and st.complete_live:
-        return Plan(Action.KEEP, rev, others)
-    if (
-        st is not None
-        and st.expected > 0
-        and st.n(State.LIVE) + st.n(State.PENDING) == st.expected
-        and st.n(State.PENDING) > 0
-    ):
-        return Plan(Action.FLIP, rev, others)
-    return Plan(Action.INDEX, rev, others)
-
-
-def is_converged(
-    current: ObjectVersion | None,
-    states: Mapping[str, RevisionState],
-    *,
-    current_is_empty: bool = False,
-) -> bool:
-    """True when exactly S3's current revision is live (and nothing when the key is gone
-    or its current revision has no chunks at all, e.g. an empty file)."""
-    visible = {r for r, s in states.items() if s.visible or s.n(State.PENDING)}
-    if current is None or current_is_empty:
-        return not visible
-    st = states.get(current.revision)
-    return visible == {current.revision} and st is not None and st.complete_live
-
-
-@dataclass
-class ReconcileResult:
-    doc_id: str
-    key: str
-    revision: str | None  # live revision afterwards, None if retired
-    actions: list[Action] = field(default_factory=list)
-    rounds: int = 0
-    chunks_written: int = 0
-
-
-ChunkSource = Callable[[ObjectVersion], Sequence[Chunk]]
-EmbedFn = Callable[[Sequence[str]], list[list[float]]]
-
-
-def reconcile(
-    key: str,
-    doc_id: str,
-    *,
-    s3: S3Port,
-    index: IndexPort,
-    load_chunks: ChunkSource,
-    embed: EmbedFn,
-    max_rounds: int = 5,
-) -> ReconcileResult:
-    """Make the index agree with S3's current version of ``key`` (the revision protocol).
-
-    Each round: HEAD -> plan -> write/flip -> supersede everything else -> HEAD
-    again; done when S3 did not change during the round and the index shows
-    exactly the current revision live. A stale HEAD of a concurrent writer can
-    supersede a newer revision; the confirming HEAD + state check of the next
-    round repairs that, so all writers converge on S3's current version.
-    """
-    result = ReconcileResult(doc_id=doc_id, key=key, revision=None)
-    for rnd in range(1, max_rounds + 1):
-        result.rounds = rnd
-        current = s3.head_current(key)
-        states = index.revision_states(doc_id)
-        plan = plan_reconcile(current, states)
-        result.actions.append(plan.action)
-        empty = False
-        if plan.action is Action.INDEX:
-            assert current is not None
-            chunks = list(load_chunks(current))
-            for c in chunks:
-                if c.doc_id != doc_id or c.revision != current.revision:
-                    raise ValueError(
-                        f"load_chunks returned chunk {c.chunk_id} for another doc/revision"
-                    )
-            empty = not chunks
-            if chunks:
-                try:
-                    index.write_revision(chunks, embed([c.text for c in chunks]))
-                except ModelMismatchError:
-                    raise  # the generation is the problem: what is live stays live
-                except PermanentError:
-                    # S3's current revision can never be indexed: an older revision
-                    # must not stay visible in its place (it is not what S3 holds).
-                    index.supersede_others(doc_id, current.revision)
-                    raise
-                result.chunks_written += len(chunks)
-                index.flip_live(doc_id, current.revision)
-        elif plan.action is Action.FLIP:
-            assert current is not None
-            index.flip_live(doc_id, current.revision)
-        index.supersede_others(doc_id, current.revision if current else None)
-        after = s3.head_current(key)
-        if after == current and is_converged(
-            after, index.revision_states(doc_id), current_is_empty=empty
-        ):
-            result.revision = after.revision if after and not empty else None
-            return result
-    raise TransientError(
-        f"reconcile {key!r}: index did not converge on S3's current version "
-        f"after {max_rounds} rounds (concurrent updates?)"
-    )
-
-
 # --------------------------------------------------------------------------- newest revision
 
 
@@ -832,51 +642,3 @@ def normalise_timestamp(ts: str) -> str:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-# --------------------------------------------------------------------------- reconcile sweep
-
-
-def visible_keys_query(after: Mapping[str, Any] | None = None, page: int = 1000) -> dict[str, Any]:
-    """Composite aggregation over the source keys that have live or pending chunks."""
-    comp: dict[str, Any] = {
-        "size": page,
-        "sources": [{"key": {"terms": {"field": "source_key"}}}],
-    }
-    if after:
-        comp["after"] = dict(after)
-    return {
-        "size": 0,
-        "query": {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
-        "aggs": {"keys": {"composite": comp}},
-    }
-
-
-def keys_to_reconcile(bucket_keys: Iterable[str], indexed_keys: Iterable[str]) -> list[str]:
-    """Every key S3 has or the index shows: lost events, redrives and manual deletes
-    are all repaired by reconciling this set (the revision protocol: reconcile sweep)."""
-    return sorted(set(bucket_keys) | set(indexed_keys))
-
-
-def reconcile_sweep(
-    bucket: str,
-    bucket_keys: Iterable[str],
-    indexed_keys: Iterable[str],
-    *,
-    s3: S3Port,
-    index: IndexPort,
-    load_chunks: ChunkSource,
-    embed: EmbedFn,
-) -> list[ReconcileResult]:
-    """Reconcile every key of the bucket and of the index."""
-    return [
-        reconcile(
-            key,
-            make_doc_id(bucket, key),
-            s3=s3,
-            index=index,
-            load_chunks=load_chunks,
-            embed=embed,
-        )
-        for key in keys_to_reconcile(bucket_keys, indexed_keys)
-    ]

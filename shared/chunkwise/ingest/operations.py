@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
 from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.adapters.sqs import SqsQueue
 from chunkwise.index.bodies import GenerationModel
 from chunkwise.ingest.pipeline import (
     GenerationCheck,
-    OpenSearchLiveSet,
     RetentionResult,
     SweepResult,
 )

@@ -6,13 +6,16 @@ local runner (`chunkwise local run`) and in tests; handlers only adapt events.
 
 Reconcile, don't replay
 -----------------------
-An event only says that a key changed. `Pipeline.ingest` asks S3 for the key's
-current version (HEAD) and hands over to `chunkwise.index.bodies.reconcile`, which
-indexes that exact revision if it is not live yet (GetObject with its
-VersionId -> limits -> extract -> store the canonical text and report in the
-artifacts location -> chunk -> embed in batches -> write pending -> flip live),
-supersedes every other revision, and HEADs again until S3 and the index agree.
-If the key is gone the document is retired (its chunks become ``deleted``).
+An event only says that a key changed. `Pipeline.ingest_batch` (an SQS batch;
+`Pipeline.ingest` is a batch of one) hands the keys to the revision switch
+(`chunkwise.ingest.revisions` via `chunkwise.ingest.batch`), which reads each
+document's head, asks S3 for the key's current version (HEAD) and, if the head
+does not name it yet, indexes that exact revision (GetObject with its VersionId
+-> limits -> extract -> store the canonical text and report in the artifacts
+location -> chunk -> embed in batches -> create the chunks pending), HEADs S3
+again and commits the head; then the new chunks go live and the older revision
+is superseded. If the key is gone the head becomes a tombstone (the chunks
+become ``deleted``).
 
 Identifiers
 -----------
@@ -58,24 +61,19 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chunkwise import progress
-from chunkwise.errors import ConfigError, PermanentError
+from chunkwise.errors import ChunkwiseError, ConfigError, PermanentError
 from chunkwise.index.bodies import (
-    FAILURE_REASON_FIELD,
     GENERATION_RE,
-    IndexPort,
     ObjectVersion,
-    ReconcileResult,
     RevisionState,
     State,
-    make_doc_id,
-    reconcile,
 )
 from chunkwise.ingest.budget import DocumentBudget
+from chunkwise.ingest.revisions import SwitchIndexPort
 from chunkwise.schema import Chunk
 from chunkwise.stats import percentiles
 
 if TYPE_CHECKING:
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
     from chunkwise.chunking.config import ChunkerConfig
     from chunkwise.chunking.tokens import HFTokenCounter
     from chunkwise.embedding.embed import Embedder
@@ -89,9 +87,6 @@ DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt"
 MIB = 1024 * 1024
 #: The files written per revision: canonical text, then report.
 ARTIFACT_SUFFIXES = (".md", ".json")
-#: Texts per embedding call between budget checks (a step of the local model takes
-#: about a second on a loaded core; Bedrock embeds one text per call anyway).
-EMBED_STEP = 16
 
 
 # --------------------------------------------------------------------------- ports
@@ -365,7 +360,8 @@ class IngestResult:
 
     key: str
     doc_id: str
-    status: Literal["indexed", "unchanged", "retired", "ignored"]
+    # "pending" only while the batch runs; "failed": see ``error``
+    status: Literal["pending", "indexed", "unchanged", "retired", "ignored", "failed"]
     revision: str | None = None
     generation: str | None = None
     chunks: int = 0
@@ -374,6 +370,7 @@ class IngestResult:
     actions: list[str] = field(default_factory=list)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
     chunk_chars: dict[str, float] = field(default_factory=dict)  # p1/p5/p50/p95
+    error: ChunkwiseError | None = None
 
     def log_fields(self) -> dict[str, Any]:
         return {
@@ -391,7 +388,23 @@ class IngestResult:
         }
 
 
-IndexFactory = Callable[[str | None], IndexPort]
+IndexFactory = Callable[[str | None], SwitchIndexPort]
+
+
+def with_identity(chunks: Iterable[Chunk], doc_id: str, version: ObjectVersion) -> list[Chunk]:
+    """The chunks stamped with their document and revision (the ids the index uses)."""
+    return [
+        c.model_copy(
+            update={
+                "doc_id": doc_id,
+                "source_key": version.key,
+                "revision": version.revision,
+                "source_etag": version.etag.strip('"'),
+                "last_modified": version.last_modified,
+            }
+        )
+        for c in chunks
+    ]
 
 
 class Pipeline:
@@ -451,87 +464,30 @@ class Pipeline:
             self._chunker_config = ChunkerConfig()
         return self._chunker_config
 
-    # -- the one entry point
+    # -- the entry points
     def ingest(self, change: ObjectChange, budget: DocumentBudget | None = None) -> IngestResult:
-        """Make the index agree with S3's current version of ``change.key``.
+        """Make the index agree with S3's current version of ``change.key``; raises the
+        document's error (`PermanentError`: never indexable; `TransientError`: retry).
 
         ``budget`` bounds this document's time and memory (the ingest function derives
         it from the invocation's remaining time); over it, `LimitExceeded`.
         """
-        budget = budget or DocumentBudget.unbounded()
-        if change.bucket != self.config.bucket:
-            raise PermanentError(
-                f"event for bucket {change.bucket!r}, but this pipeline serves "
-                f"{self.config.bucket!r}"
-            )
-        key = change.key
-        doc_id = make_doc_id(self.config.bucket, key)
-        if not self.config.watches(key):
-            log.info("ignored: %r is not under the input prefix %r", key, self.config.input_prefix)
-            return IngestResult(key=key, doc_id=doc_id, status="ignored")
-        key = self._resolve_key(change)
-        doc_id = make_doc_id(self.config.bucket, key)
-        result = IngestResult(key=key, doc_id=doc_id, status="unchanged")
-        result.generation = change.generation
-        index = self.index_for(change.generation)
-        attempted: list[ObjectVersion] = []
-
-        def load_chunks(version: ObjectVersion) -> Sequence[Chunk]:
-            attempted.append(version)
-            try:
-                return self._load_chunks(version, doc_id, result, budget)
-            except PermanentError:
-                # The current revision can never be indexed: no older revision may stay
-                # visible in its place (it is not what S3 holds). Then fail loudly.
-                index.supersede_others(doc_id, version.revision)
-                raise
-
-        def embed(texts: Sequence[str]) -> list[list[float]]:
-            t0 = time.perf_counter()
-            vectors: list[list[float]] = []
-            step_seconds = 0.0  # how long the last step took: the next one will be alike
-            for start in range(0, len(texts), EMBED_STEP):
-                # Between steps, and not into a step that would end past the deadline: a
-                # slow model must not run out the invocation's clock.
-                budget.check("embed", needs_seconds=step_seconds)
-                t_step = time.perf_counter()
-                vectors += self.embedder.embed(texts[start : start + EMBED_STEP])
-                step_seconds = time.perf_counter() - t_step
-            budget.check("index")  # nothing is written for a document past its deadline
-            result.stages["embed"] = result.stages.get("embed", 0.0) + time.perf_counter() - t0
-            return vectors
-
-        t0 = time.perf_counter()
-        try:
-            rec: ReconcileResult = reconcile(
-                key, doc_id, s3=self.store, index=index, load_chunks=load_chunks, embed=embed
-            )
-        except PermanentError as exc:
-            if attempted:  # the revision itself is at fault, not the event
-                self._record_failure(index, doc_id, key, attempted[-1].revision, exc)
-            raise
-        result.stages["total"] = time.perf_counter() - t0
-        result.rounds = rec.rounds
-        result.actions = [a.value for a in rec.actions]
-        result.revision = rec.revision
-        if rec.revision is None:
-            result.status = "retired"
-        elif rec.chunks_written:
-            result.status = "indexed"
+        (result,) = self.ingest_batch([change], lambda _c: budget or DocumentBudget.unbounded())
+        if result.error is not None:
+            raise result.error
         return result
 
-    @staticmethod
-    def _record_failure(
-        index: IndexPort, doc_id: str, key: str, revision: str, exc: PermanentError
-    ) -> None:
-        """Best effort: the document's own error is what the caller must see; without
-        the marker the next sweep only enqueues the revision once more."""
-        from chunkwise.errors import ChunkwiseError
+    def ingest_batch(
+        self,
+        changes: Sequence[ObjectChange],
+        budget_for: Callable[[ObjectChange], DocumentBudget] | None = None,
+    ) -> list[IngestResult]:
+        """Several changes (one SQS batch) through the revision switch together: one
+        index round trip per phase for all of them (`chunkwise.ingest.batch`). One
+        result per change, in order; a failed one has status "failed" and its error."""
+        from chunkwise.ingest.batch import ingest_batch
 
-        try:
-            index.record_failure(doc_id, key, revision, str(exc))
-        except ChunkwiseError as marker_error:
-            log.warning("could not record the failure of %s/%s: %s", doc_id, revision, marker_error)
+        return ingest_batch(self, changes, budget_for or (lambda _c: DocumentBudget.unbounded()))
 
     def _limits_within(self, budget: DocumentBudget) -> ExtractLimits:
         """The extraction limits, their time limit cut to what the document has left."""
@@ -568,7 +524,7 @@ class Pipeline:
         if tokens > cfg.max_tokens_per_document:
             raise LimitExceeded("max_tokens_per_document", cfg.max_tokens_per_document, tokens)
 
-    def _resolve_key(self, change: ObjectChange) -> str:
+    def resolve_key(self, change: ObjectChange) -> str:
         """Decoded key, unless only the raw event key exists (an emulator or an
         EventBridge rule that did not URL-encode a key with a literal '+' or '%')."""
         if not change.raw_key or change.raw_key == change.key:
@@ -582,7 +538,7 @@ class Pipeline:
             return change.raw_key
         return change.key
 
-    def _load_chunks(
+    def load_chunks(
         self, version: ObjectVersion, doc_id: str, result: IngestResult, budget: DocumentBudget
     ) -> list[Chunk]:
         from chunkwise.chunking.chunk import ChunkingReport, chunk_text
@@ -622,18 +578,7 @@ class Pipeline:
             counter=self.counter,
             report=report,
         )
-        chunks = [
-            c.model_copy(
-                update={
-                    "doc_id": doc_id,
-                    "source_key": key,
-                    "revision": version.revision,
-                    "source_etag": version.etag.strip('"'),
-                    "last_modified": version.last_modified,
-                }
-            )
-            for c in raw
-        ]
+        chunks = with_identity(raw, doc_id, version)
         result.stages["chunk"] = time.perf_counter() - t
         result.chunks = len(chunks)
         result.runts = report.runts
@@ -646,12 +591,25 @@ class Pipeline:
         budget.check("artifacts")
 
         t = time.perf_counter()
+        self._write_artifacts(doc_id, version, extraction, report, result)
+        result.stages["artifacts"] = time.perf_counter() - t
+        return chunks
+
+    def _write_artifacts(
+        self,
+        doc_id: str,
+        version: ObjectVersion,
+        extraction: Any,
+        report: Any,
+        result: IngestResult,
+    ) -> None:
+        """The canonical text the offsets refer to, and the extraction + chunking report."""
         md_key = self.config.artifact_key(doc_id, version.revision, ARTIFACT_SUFFIXES[0])
         self.artifacts.put(md_key, extraction.text.encode("utf-8"), "text/markdown; charset=utf-8")
         meta = {
             "doc_id": doc_id,
             "bucket": self.config.bucket,
-            "key": key,
+            "key": version.key,
             "revision": version.revision,
             "last_modified": version.last_modified,
             "etag": version.etag.strip('"'),
@@ -659,7 +617,7 @@ class Pipeline:
             "content_sha256": extraction.content_sha256,
             "extraction": extraction.report.model_dump(mode="json"),
             "chunking": {
-                "chunks": len(chunks),
+                "chunks": result.chunks,
                 "runts": report.runts,
                 "max_tokens": report.max_tokens,
                 "chars": result.chunk_chars,
@@ -670,8 +628,6 @@ class Pipeline:
             json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8"),
             "application/json",
         )
-        result.stages["artifacts"] = time.perf_counter() - t
-        return chunks
 
 
 # --------------------------------------------------------------------------- sweep + rechunk
@@ -830,71 +786,6 @@ def verify_generation(
     missing = tuple(sorted(k for k, r in bucket.items() if live.get(k) != {r}))
     extra = tuple(sorted(k for k in live if k not in bucket))
     return GenerationCheck(generation, len(bucket), len(live), missing, extra)
-
-
-# --------------------------------------------------------------------------- OpenSearch live set
-
-
-class OpenSearchLiveSet:
-    """`LiveSetPort` over an `OpenSearchIndex` (its target: write alias or a generation).
-
-    One composite aggregation over (source_key, doc_id, revision) of live and
-    pending chunks, paged; no per-document requests. Only documents of ``bucket``
-    count (doc_id = hash of bucket + key), so buckets can share an index.
-    """
-
-    def __init__(self, index: OpenSearchIndex, bucket: str, page: int = 1000) -> None:
-        self.index = index
-        self.bucket = bucket
-        self.page = page
-
-    def known_failures(self) -> dict[str, dict[str, str]]:
-        out: dict[str, dict[str, str]] = {}
-        for marker in self.index.known_failures():
-            key = str(marker["source_key"])
-            if marker["doc_id"] == make_doc_id(self.bucket, key):
-                reason = str(marker.get(FAILURE_REASON_FIELD, ""))
-                out.setdefault(key, {})[str(marker["revision"])] = reason
-        return out
-
-    def live_revisions(self) -> dict[str, set[str]]:
-        from chunkwise.adapters.opensearch.index import with_retries
-
-        out: dict[str, set[str]] = {}
-        after: dict[str, Any] | None = None
-        while True:
-            comp: dict[str, Any] = {
-                "size": self.page,
-                "sources": [
-                    {"key": {"terms": {"field": "source_key"}}},
-                    {"doc": {"terms": {"field": "doc_id"}}},
-                    {"revision": {"terms": {"field": "revision"}}},
-                ],
-            }
-            if after:
-                comp["after"] = after
-            body = {
-                "size": 0,
-                "query": {"terms": {"state": [State.LIVE.value, State.PENDING.value]}},
-                "aggs": {"kr": {"composite": comp}},
-            }
-
-            def do(b: dict[str, Any] = body) -> dict[str, Any]:
-                self.index.refresh()
-                resp: dict[str, Any] = self.index.client.search(
-                    index=self.index.target, body=b, params={"request_cache": "false"}
-                )
-                return resp
-
-            agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
-            for b in agg["buckets"]:
-                key = str(b["key"]["key"])
-                # one index may hold several buckets' documents: keep this bucket's only
-                if b["key"]["doc"] == make_doc_id(self.bucket, key):
-                    out.setdefault(key, set()).add(str(b["key"]["revision"]))
-            after = agg.get("after_key")
-            if not agg["buckets"] or not after:
-                return out
 
 
 def iter_batches(items: Iterable[str], size: int = 10) -> Iterator[list[str]]:

@@ -7,14 +7,15 @@ the key is deleted or its current revision failed for good. Chunks are written
 with their revision and state ``pending`` and are not current by themselves;
 the head is flipped with one write guarded by OpenSearch's optimistic
 concurrency control (``if_seq_no``/``if_primary_term``), and only then are the
-new chunks marked ``live`` and the old ones deleted.
+new chunks marked ``live`` and the old ones ``superseded`` (the retention sweep
+erases them later, with their artifacts).
 
 One batch of documents moves through the same phases together, one round trip
 per phase (``Phase``), and no phase refreshes the index::
 
     read heads (realtime mget) ─▶ S3 HEAD ─▶ load+embed ─▶ write chunks (bulk
     create) ─▶ S3 HEAD again ─▶ commit heads (bulk, CAS) ─▶ finish (bulk: new chunks
-    live, old ones deleted) ─▶ clear the heads' cleanup lists (bulk, CAS)
+    live, old ones superseded) ─▶ clear the heads' cleanup lists (bulk, CAS)
 
 Why an older revision can never win: a head is only committed with the
 sequence number read at the start of the round, and S3 is asked for the
@@ -45,15 +46,16 @@ import logging
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
+from chunkwise.index.bodies import State
 from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.ingest.revisions")
 T = TypeVar("T")
 
-HEAD_STATE = "head"  # the `state` of a head record (no chunk query matches it)
+HEAD_STATE = State.HEAD.value  # the `state` of a head record (no chunk query matches it)
 #: The states a reader's candidate query accepts; the head decides among them.
 CANDIDATE_STATES = ("pending", "live")
 LEGACY_STATE = "live"  # documents written before heads existed: their live chunks count
@@ -155,7 +157,8 @@ class SwitchIndexPort(Protocol):
         ...
 
     def finish(self, heads: Sequence[Head]) -> None:
-        """Mark each head's chunks live, delete the chunks of its cleanup list."""
+        """Mark each head's chunks live and the chunks of its cleanup list superseded
+        (deleted, for a tombstone); retention erases those later."""
         ...
 
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
@@ -163,15 +166,23 @@ class SwitchIndexPort(Protocol):
         ...
 
     def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
-        """Best-effort removal (roll back of chunks no head names)."""
+        """Remove the chunks of a rejected revision."""
+        ...
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        """Remember that this revision can never be indexed (the sweep skips it)."""
         ...
 
 
-class CurrentVersions(Protocol):
-    def __call__(self, key: str) -> Version | None: ...
+class HasRevision(Protocol):
+    """What the switch needs of S3's answer (real: `ObjectVersion`; tests: `Version`);
+    two answers are the same version when they compare equal."""
+
+    @property
+    def revision(self) -> str: ...
 
 
-LoadFn = Callable[[Sequence[tuple[str, str, Version]]], Mapping[str, Loaded | ChunkwiseError]]
+V = TypeVar("V", bound=HasRevision)
 
 
 @dataclass
@@ -196,7 +207,7 @@ class Plan(StrEnum):
     REPAIR = "repair"  # committed, but its finish did not complete: roll forward
 
 
-def plan(head: Head, current: Version | None) -> Plan:
+def plan(head: Head, current: HasRevision | None) -> Plan:
     """What one document needs, from its head and S3's current version (pure)."""
     if current is None:
         if head.tombstone and (head.seq_no >= 0 or not head.cleanup):
@@ -215,7 +226,7 @@ class _Doc:
     key: str
     outcome: Outcome
     head: Head = field(default_factory=lambda: Head("", "", "", 0))
-    current: Version | None = None
+    current: Any = None  # the switch's V (S3's answer) or None
     plan: Plan = Plan.NONE
     loaded: Loaded | None = None
     failure: ChunkwiseError | None = None
@@ -237,12 +248,16 @@ class _Doc:
 
 
 @dataclass
-class RevisionSwitch:
-    """Runs the switch for a batch of documents (see the module docstring)."""
+class RevisionSwitch(Generic[V]):
+    """Runs the switch for a batch of documents (see the module docstring).
+
+    ``current(key)``: S3's current version (None: deleted); ``load(items)`` with
+    items ``(doc_id, key, version)``: each document's chunks and vectors, or the
+    error that keeps it from being indexed."""
 
     index: SwitchIndexPort
-    current: CurrentVersions
-    load: LoadFn
+    current: Callable[[str], V | None]
+    load: Callable[[Sequence[tuple[str, str, V]]], Mapping[str, Loaded | ChunkwiseError]]
     max_rounds: int = 5
     outcomes: dict[str, Outcome] = field(default_factory=dict)
 
@@ -317,7 +332,7 @@ class RevisionSwitch:
         yield from self._finish(done)
         for d in docs:
             if d.open and d not in lost and d not in moved:
-                self._settle(d, "unchanged")
+                self._settle_unchanged(d)
         return [d for d in moved + lost if d.open]
 
     def _moved(self, d: _Doc) -> bool:
@@ -411,6 +426,15 @@ class RevisionSwitch:
             d.outcome.chunks = head.chunks
             self._settle(d, "indexed" if d.plan is Plan.WRITE else "unchanged")
 
+    def _settle_unchanged(self, d: _Doc) -> None:
+        """Nothing to do: unless the head says S3's current revision can never be
+        indexed; then the message fails again (no re-extraction) and reaches the DLQ."""
+        if d.head.failed and d.current is not None and d.head.revision == d.current.revision:
+            d.outcome.revision = d.head.revision
+            self._settle(d, "failed", PermanentError(d.head.failed))
+        else:
+            self._settle(d, "unchanged")
+
     # ------------------------------------------------------------------ helpers
 
     def _roll_back(self, docs: Iterable[_Doc]) -> None:
@@ -445,7 +469,7 @@ class RevisionSwitch:
             d.outcome.chunks = d.head.chunks
 
 
-def _without_writing(head: Head, current: Version | None) -> Head:
+def _without_writing(head: Head, current: HasRevision | None) -> Head:
     """The head of a deleted key, or one adopting a revision the older protocol made
     live (its chunks are there already)."""
     if current is None:

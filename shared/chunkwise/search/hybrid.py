@@ -42,7 +42,11 @@ class SearchFilters(BaseModel):
     kinds: tuple[str, ...] = ()
 
     def clauses(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = [{"term": {"state": State.LIVE.value}}]
+        # Candidates of both states: the document's head decides which revision is
+        # current (chunkwise.ingest.revisions); the filtered read alias keeps live only.
+        out: list[dict[str, Any]] = [
+            {"terms": {"state": [State.PENDING.value, State.LIVE.value]}}
+        ]
         if self.doc_ids:
             out.append({"terms": {"doc_id": list(self.doc_ids)}})
         if self.key_prefix:
@@ -300,6 +304,7 @@ class Hit(BaseModel):
     citation: Citation
     score: ScoreBreakdown
     text: str = Field(default="", repr=False)
+    state: str = ""  # pending or live: the reader keeps what the document's head names
 
     @property
     def revision(self) -> str:
@@ -328,6 +333,7 @@ def hit_from_source(
         ),
         score=score,
         text=str(src.get("text", "")) if with_text else "",
+        state=str(src.get("state", "")),
     )
 
 

@@ -25,9 +25,10 @@ from typing import Any
 from chunkwise.adapters.opensearch.index import (
     OpenSearchIndex,
     bulk_with_retries,
-    redact_reason,
+    error_reason,
     with_retries,
 )
+from chunkwise.errors import TransientError
 from chunkwise.index.bodies import FAILURE_REASON_FIELD, State, bulk_actions, utcnow_iso
 from chunkwise.ingest.revisions import (
     HEAD_STATE,
@@ -41,8 +42,17 @@ from chunkwise.ingest.revisions import (
 
 log = logging.getLogger("chunkwise.ingest.revisions")
 
-#: The head's fields in the generation mapping (besides the chunk fields it reuses).
-HEAD_FIELDS: dict[str, Any] = {"cleanup": {"type": "keyword", "index": False, "doc_values": False}}
+# A late finish (a twin's, of a head replaced since) must not undo a newer one: only
+# pending -> live, and only pending/live -> superseded/deleted; anything else is a no-op.
+# (Painless is a core module; `_update_by_query`, which the node may lack, is not used.)
+_SET_STATE = (
+    "String s = ctx._source.state;"
+    "if (params.to == 'live' ? s == 'pending' : (s == 'pending' || s == 'live')) {"
+    "  ctx._source.state = params.to;"
+    "  if (params.to == 'live') { ctx._source.live_at = params.now; }"
+    "  else { ctx._source.superseded_at = params.now; }"
+    "} else { ctx.op = 'none'; }"
+)
 
 
 def head_source(head: Head) -> dict[str, Any]:
@@ -196,13 +206,16 @@ class OpenSearchSwitchIndex:
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
-        rejected: dict[str, str] = {}
+        failed: dict[str, list[dict[str, Any]]] = {}
         for f in res.failed:
-            if f["status"] == 409:
-                continue  # created by a twin writer of the same revision: there already
-            doc = doc_of.get(str(f["_id"]), "")
-            rejected.setdefault(doc, f"{f['status']}: {redact_reason(f.get('error'))}")
-        return rejected
+            if f["status"] != 409:  # 409: created by a twin writer of the same revision
+                failed.setdefault(doc_of.get(str(f["_id"]), ""), []).append(f)
+        total = {d: sum(1 for a in actions if a["_routing"] == d) for d in failed}
+        return {
+            d: f"{len(fs)} of {total[d]} chunks rejected, whole revision withdrawn "
+            f"(first: {fs[0]['_id']}: {error_reason(fs[0].get('error'))})"
+            for d, fs in failed.items()
+        }
 
     def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
         actions = [
@@ -251,32 +264,41 @@ class OpenSearchSwitchIndex:
         now = utcnow_iso()
         actions: list[dict[str, Any]] = []
         for h in heads:
-            for i in chunk_ids(h.doc_id, h.revision, h.chunks) if h.revision else []:
-                actions.append(
-                    {
-                        "_op_type": "update",
-                        "_index": self.index.target,
-                        "_id": i,
-                        "_routing": h.doc_id,
-                        "_source": {"doc": {"state": State.LIVE.value, "live_at": now}},
-                    }
-                )
+            if h.revision:
+                actions += self._set_state(h, h.revision, h.chunks, State.LIVE, now)
+            old = State.DELETED if h.tombstone else State.SUPERSEDED
             for revision, n in h.cleanup:
-                for i in chunk_ids(h.doc_id, revision, n):
-                    actions.append(
-                        {
-                            "_op_type": "delete",
-                            "_index": self.index.target,
-                            "_id": i,
-                            "_routing": h.doc_id,
-                        }
-                    )
+                actions += self._set_state(h, revision, n, old, now)
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
-        hard = [f for f in res.failed if f["status"] != 404]  # gone already: a newer finish
+        hard = [f for f in res.failed if f["status"] != 404]  # 404: erased already
         if hard:
-            log.warning("finish: %d items failed, first %s", len(hard), hard[0])
+            raise TransientError(f"finish: {len(hard)} chunk updates refused, first {hard[0]}")
+
+    def _set_state(
+        self, head: Head, revision: str, n: int, state: State, now: str
+    ) -> list[dict[str, Any]]:
+        script = {
+            "source": _SET_STATE,
+            "lang": "painless",
+            "params": {"to": state.value, "now": now},
+        }
+        return [
+            {
+                "_op_type": "update",
+                "_index": self.index.target,
+                "_id": i,
+                "_routing": head.doc_id,
+                # a twin's finish of the same head may update the same chunk at once
+                "retry_on_conflict": 3,
+                "_source": {"script": script},
+            }
+            for i in chunk_ids(head.doc_id, revision, n)
+        ]
+
+    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+        self.index.record_failure(doc_id, key, revision, reason)
 
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
         settled = [

@@ -12,12 +12,11 @@ vectors) are permanent. After the last attempt a `TransientOpenSearchError`
 (a `TransientError`) is raised; nothing that was not acknowledged is reported
 as indexed.
 
-All-or-nothing revisions
-------------------------
-`write_revision` writes a revision's chunks as ``pending`` (invisible through
-the filtered read alias). If any chunk is rejected, the chunks of that
-revision that did get in are deleted again and `MappingRejectedError` (a
-`PermanentError`) is raised; `flip_live` never runs for it.
+Revisions
+---------
+The revision switch's adapter (`chunkwise.adapters.opensearch.heads`) writes
+chunks and heads with `bulk_with_retries`; this module keeps generations,
+aliases, retention and the failure markers.
 
 Index-only fields and the Chunk contract: see `chunkwise.index.bodies`.
 """
@@ -54,12 +53,8 @@ from chunkwise.index.bodies import (
     IndexNames,
     ModelMismatchError,
     RevisionState,
-    State,
-    bulk_actions,
-    delete_revision_body,
     expired_revisions_query,
     failure_marker,
-    flip_live_body,
     index_body,
     index_template_body,
     keyword_bound_changes,
@@ -68,15 +63,11 @@ from chunkwise.index.bodies import (
     model_mismatch,
     parse_revision_states,
     revision_states_query,
-    stale_chunks_body,
-    supersede_body,
     swap_actions,
     sweep_body,
     template_name,
-    utcnow_iso,
-    visible_keys_query,
+    tombstones_body,
 )
-from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.index")
 
@@ -86,14 +77,6 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 class TransientOpenSearchError(TransientError):
     """OpenSearch unreachable/throttling after all retries; safe to retry later."""
-
-
-class MappingRejectedError(PermanentError):
-    """Chunks were rejected by the mapping (strict fields, wrong vector dimension, ...)."""
-
-    def __init__(self, message: str, failures: Sequence[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.failures = list(failures)
 
 
 class GenerationError(PermanentError):
@@ -226,7 +209,7 @@ def _bulk_body(actions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         meta: dict[str, Any] = {"_index": a["_index"], "_id": a["_id"]}
         if a.get("_routing"):
             meta["routing"] = a["_routing"]
-        for k in ("if_seq_no", "if_primary_term"):
+        for k in ("if_seq_no", "if_primary_term", "retry_on_conflict"):
             if k in a:
                 meta[k] = a[k]
         op = a.get("_op_type", "index")
@@ -276,12 +259,8 @@ def bulk_with_retries(
     return result
 
 
-class OpenSearchIndex:
-    """IndexPort over opensearch-py plus generation management.
-
-    ``target`` is where writes go: the write alias (default), or a physical
-    generation index while it is being built before the swap.
-    """
+class GenerationAdmin:
+    """Generations and aliases of one deployment (the base of `OpenSearchIndex`)."""
 
     def __init__(
         self,
@@ -460,10 +439,23 @@ class OpenSearchIndex:
 
         return with_retries(self.policy, f"add missing fields to {index}", do)
 
+
+class OpenSearchIndex(GenerationAdmin):
+    """The index of one deployment over opensearch-py: generations (`GenerationAdmin`),
+    revision states, failure markers and the retention sweep.
+
+    ``target`` is where writes go: the write alias (default), or a physical
+    generation index while it is being built before the swap.
+    """
+
+
     def sweep(self, older_than_seconds: int, *, now: datetime | None = None) -> int:
-        """Delete superseded/deleted chunks older than the retention; returns the count."""
-        body = sweep_body(_cutoff(older_than_seconds, now))
-        return self._delete_matching(body["query"], routing=None, what="sweep")
+        """Delete superseded/deleted chunks older than the retention, and the heads of
+        deleted keys; returns the number of chunks."""
+        cutoff = _cutoff(older_than_seconds, now)
+        chunks = self._delete_matching(sweep_body(cutoff)["query"], routing=None, what="sweep")
+        self._delete_matching(tombstones_body(cutoff)["query"], routing=None, what="tombstones")
+        return chunks
 
     def expired_revisions(
         self, older_than_seconds: int, *, now: datetime | None = None
@@ -503,58 +495,6 @@ class OpenSearchIndex:
             return parse_revision_states(resp)
 
         return with_retries(self.policy, f"states of {doc_id}", do)
-
-    def write_revision(
-        self, chunks: Sequence[Chunk], embeddings: Sequence[Sequence[float]]
-    ) -> None:
-        if not chunks:
-            return
-        keys = {(c.doc_id, c.revision) for c in chunks}
-        if len(keys) != 1:
-            raise ValueError("write_revision takes the chunks of exactly one revision")
-        ((doc_id, revision),) = keys
-        if self.model is not None and not self._model_checked:
-            self.check_model(self.model)  # before anything of the revision is written
-            self._model_checked = True
-        actions = list(bulk_actions(chunks, embeddings, index=self.target, state=State.PENDING))
-        try:
-            res = bulk_with_retries(
-                self.client, actions, policy=self.policy, batch_size=self.batch_size
-            )
-        except TransientError:
-            self._cleanup(doc_id, revision)
-            raise
-        if res.failed:
-            self._cleanup(doc_id, revision)
-            first = res.failed[0]
-            raise MappingRejectedError(
-                f"document {doc_id} revision {revision}: {len(res.failed)} of {len(chunks)} "
-                f"chunks rejected, whole revision withdrawn (first: {first['_id']}: "
-                f"{_reason(first.get('error'))})",
-                res.failed,
-            )
-        self.refresh()
-        # Chunks of this revision beyond its chunk count (older chunker run) go away.
-        self._delete_matching(
-            stale_chunks_body(doc_id, revision, len(chunks))["query"],
-            routing=doc_id,
-            what="drop stale chunks",
-        )
-
-    def _cleanup(self, doc_id: str, revision: str) -> None:
-        """Best-effort removal of a rejected revision's pending chunks."""
-        try:
-            self.refresh()
-            self._delete_matching(
-                delete_revision_body(doc_id, revision)["query"],
-                routing=doc_id,
-                what="withdraw rejected revision",
-                policy=RetryPolicy(attempts=2, initial=0.1, maximum=0.5),
-            )
-        except (TransientError, PermanentError) as exc:
-            # Pending chunks are invisible through the read alias and are superseded
-            # or overwritten by the next reconcile of the document.
-            log.warning("could not withdraw pending chunks of %s/%s: %s", doc_id, revision, exc)
 
     # The node may lack the `reindex` module (_update_by_query/_delete_by_query), and
     # those APIs skip conflicting documents anyway. So state changes are done as
@@ -610,7 +550,7 @@ class OpenSearchIndex:
             done += len(res.indexed)
             hard = [f for f in res.failed if f["status"] not in (404, 409)]
             if hard:
-                raise PermanentError(f"{what}: {_reason(hard[0].get('error'))}")
+                raise PermanentError(f"{what}: {error_reason(hard[0].get('error'))}")
         raise TransientOpenSearchError(f"{what}: still matching after {self.max_rounds} rounds")
 
     def _delete_matching(
@@ -630,61 +570,6 @@ class OpenSearchIndex:
             }
 
         return self._bulk_rounds(query, routing, what, action, policy)
-
-    def _set_state(self, doc_id: str, query: dict[str, Any], state: State, what: str) -> int:
-        now = utcnow_iso()
-        partial: dict[str, Any] = {"state": state.value}
-        if state is State.LIVE:
-            partial["live_at"] = now
-        elif state is not State.PENDING:
-            partial["superseded_at"] = now
-
-        def action(h: dict[str, Any]) -> dict[str, Any]:
-            return {
-                "_op_type": "update",
-                "_index": h["_index"],
-                "_id": h["_id"],
-                "_routing": doc_id,
-                "if_seq_no": h["_seq_no"],
-                "if_primary_term": h["_primary_term"],
-                "_source": {"doc": partial},
-            }
-
-        return self._bulk_rounds(query, doc_id, what, action)
-
-    def flip_live(self, doc_id: str, revision: str) -> None:
-        self._set_state(
-            doc_id,
-            flip_live_body(doc_id, revision, "")["query"],
-            State.LIVE,
-            f"flip {doc_id}/{revision}",
-        )
-
-    def supersede_others(self, doc_id: str, keep_revision: str | None) -> None:
-        state = State.SUPERSEDED if keep_revision is not None else State.DELETED
-        self._set_state(
-            doc_id,
-            supersede_body(doc_id, keep_revision, "", state=state)["query"],
-            state,
-            f"supersede {doc_id}",
-        )
-
-    def visible_keys(self) -> list[str]:
-        """Source keys with live or pending chunks (for the reconcile sweep)."""
-        keys: list[str] = []
-        after: dict[str, Any] | None = None
-        while True:
-            body = visible_keys_query(after)
-
-            def do(b: dict[str, Any] = body) -> dict[str, Any]:
-                resp: dict[str, Any] = self.client.search(index=self.target, body=b)
-                return resp
-
-            agg = with_retries(self.policy, "visible keys", do)["aggregations"]["keys"]
-            keys.extend(str(b["key"]["key"]) for b in agg["buckets"])
-            after = agg.get("after_key")
-            if not agg["buckets"] or not after:
-                return keys
 
     def live_revisions(self, doc_id: str) -> set[str]:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}
@@ -740,7 +625,7 @@ def _cutoff(older_than_seconds: int, now: datetime | None) -> str:
     return cutoff.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _reason(error: Any) -> str:
+def error_reason(error: Any) -> str:
     if isinstance(error, dict):
         cause = error.get("caused_by", {})
         return f"{error.get('type')}: {redact_reason(error.get('reason'))}" + (

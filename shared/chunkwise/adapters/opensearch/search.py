@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -25,10 +26,17 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
-from chunkwise.adapters.opensearch.index import RetryPolicy, check_generation_model, with_retries
+from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
+from chunkwise.adapters.opensearch.index import (
+    OpenSearchIndex,
+    RetryPolicy,
+    check_generation_model,
+    with_retries,
+)
 from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.bodies import GenerationModel, IndexNames
+from chunkwise.ingest.revisions import Candidate, read_current
 from chunkwise.search.hybrid import (
     PIPELINE_NORM,
     PIPELINE_RRF,
@@ -154,7 +162,7 @@ def rejected_query(exc: TransportError) -> QueryRejected | None:
 
 
 class Searcher:
-    """Hybrid search over the read alias."""
+    """Hybrid search over the write alias's generation, current revisions only (heads)."""
 
     def __init__(
         self,
@@ -176,7 +184,10 @@ class Searcher:
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
-        self.index = index or self.names.read_alias
+        # Not the filtered read alias: the reader needs pending chunks too (a head may
+        # name a revision whose live flag is not set yet).
+        self.index = index or self.names.write_alias
+        self._request = threading.local()  # the preference of the search under way
         self.requested: Fusion = fusion
         self.candidates = max(1, candidates)
         self.policy = policy or RetryPolicy(attempts=3)
@@ -221,24 +232,46 @@ class Searcher:
         *,
         lang: str | None = None,
     ) -> list[Hit]:
+        """The k best hits of the documents' current revisions: candidates of any
+        revision, then each document's head decides (`read_current`), searched again
+        with a wider window when a head moved past the candidates."""
         if k < 1:
             raise ValueError("k must be >= 1")
         f = filters or SearchFilters()
         qlang = lang or guess_query_lang(query)
         window = k * self.candidates
+        preference = uuid.uuid4().hex  # candidates and heads from the same shard copies
+
+        def candidates(attempt: int) -> list[Hit]:
+            return self._candidates(query, window * (attempt + 1), f, qlang, preference)
+
+        hits = read_current(
+            candidates,
+            lambda h: Candidate(h.doc_id, h.revision, h.state),
+            lambda ids: self.heads.search_heads(ids, preference),
+        )
+        return postprocess(hits, k)
+
+    @property
+    def heads(self) -> OpenSearchSwitchIndex:
+        index = OpenSearchIndex(self.client, self.names, target=self.index, policy=self.policy)
+        return OpenSearchSwitchIndex(index)
+
+    def _candidates(
+        self, query: str, window: int, f: SearchFilters, qlang: str | None, preference: str
+    ) -> list[Hit]:
+        self._request.preference = preference
         if not self.embedder_reads(qlang):
-            return postprocess(self._lexical(query, window, f, qlang), k)
+            return self._lexical(query, window, f, qlang)
         if self.query_embedding == "cluster":
             # The generation's own query model embeds the text (chunkwise.search.query_model).
-            return postprocess(self._cluster_embedded(query, window, f, qlang), k)
+            return self._cluster_embedded(query, window, f, qlang)
         self.check_model()
         self._check_query_fits(query)
         vector = self.embedder.embed_query(query)
         if self.fusion == "server":
-            hits = self._server(query, vector, window, f, qlang)
-        else:
-            hits = self._client(query, vector, window, f, qlang)
-        return postprocess(hits, k)
+            return self._server(query, vector, window, f, qlang)
+        return self._client(query, vector, window, f, qlang)
 
     def check_model(self) -> None:
         """Refuse (GenerationError) to put this embedder's query vectors against a
@@ -274,7 +307,11 @@ class Searcher:
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
         def attempt() -> Any:
             try:
-                return self.client.search(index=self.index, body=body, params=params or {})
+                every = dict(params or {})
+                preference = getattr(self._request, "preference", "")
+                if preference:
+                    every.setdefault("preference", preference)
+                return self.client.search(index=self.index, body=body, params=every)
             except TransportError as exc:
                 rejected = rejected_query(exc)
                 if rejected is not None:

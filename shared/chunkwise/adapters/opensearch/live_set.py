@@ -1,0 +1,71 @@
+"""The sweep's view of an index: which revisions are live per key (`LiveSetPort`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chunkwise.adapters.opensearch.index import OpenSearchIndex, with_retries
+from chunkwise.index.bodies import FAILURE_REASON_FIELD, State, make_doc_id
+
+
+class OpenSearchLiveSet:
+    """`LiveSetPort` over an `OpenSearchIndex` (its target: write alias or a generation).
+
+    One composite aggregation over (source_key, doc_id, revision) of live chunks,
+    paged; no per-document requests. Live, not pending: pending chunks are either
+    not current yet (a head names them, its finish is under way or failed: the
+    sweep re-enqueues the key and the switch repairs it) or never will be (a lost
+    race), so counting them would show drift that no switch can remove. Only documents of ``bucket``
+    count (doc_id = hash of bucket + key), so buckets can share an index.
+    """
+
+    def __init__(self, index: OpenSearchIndex, bucket: str, page: int = 1000) -> None:
+        self.index = index
+        self.bucket = bucket
+        self.page = page
+
+    def known_failures(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for marker in self.index.known_failures():
+            key = str(marker["source_key"])
+            if marker["doc_id"] == make_doc_id(self.bucket, key):
+                reason = str(marker.get(FAILURE_REASON_FIELD, ""))
+                out.setdefault(key, {})[str(marker["revision"])] = reason
+        return out
+
+    def live_revisions(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        after: dict[str, Any] | None = None
+        while True:
+            comp: dict[str, Any] = {
+                "size": self.page,
+                "sources": [
+                    {"key": {"terms": {"field": "source_key"}}},
+                    {"doc": {"terms": {"field": "doc_id"}}},
+                    {"revision": {"terms": {"field": "revision"}}},
+                ],
+            }
+            if after:
+                comp["after"] = after
+            body = {
+                "size": 0,
+                "query": {"term": {"state": State.LIVE.value}},
+                "aggs": {"kr": {"composite": comp}},
+            }
+
+            def do(b: dict[str, Any] = body) -> dict[str, Any]:
+                self.index.refresh()
+                resp: dict[str, Any] = self.index.client.search(
+                    index=self.index.target, body=b, params={"request_cache": "false"}
+                )
+                return resp
+
+            agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
+            for b in agg["buckets"]:
+                key = str(b["key"]["key"])
+                # one index may hold several buckets' documents: keep this bucket's only
+                if b["key"]["doc"] == make_doc_id(self.bucket, key):
+                    out.setdefault(key, set()).add(str(b["key"]["revision"]))
+            after = agg.get("after_key")
+            if not agg["buckets"] or not after:
+                return out

@@ -88,11 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     endpoint = os.environ.get("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
     load_before = os.getloadavg()
     with throwaway_stack("rate", opensearch_url, endpoint) as cfg:
-        from chunkwise.wiring import build_pipeline, load_settings
+        from chunkwise.settings import IngestSettings, load_settings
+        from chunkwise.wiring import build_pipeline
 
         s3 = s3_client(cfg)
         keys = [f"{cfg.input_prefix}rate/doc-{i:05d}.md" for i in range(args.docs)]
-        pipeline = build_pipeline(load_settings(), embedder=FixedVectors(default_embedder()))  # type: ignore[arg-type]
+        free = FixedVectors(default_embedder())
+        pipeline = build_pipeline(load_settings(IngestSettings), embedder=free)  # type: ignore[arg-type]
         rows = []
         for version, label in (
             (1, "first revision (new documents)"),

@@ -546,7 +546,9 @@ def readonly_query_scenario(opensearch_url: str, endpoint: str, queries: int = 2
             }
             caps_reads = sum(1 for r in proxy.log.requests if "_cat/plugins" in r[1])
             writes = proxy.log.writes()
-            widest = " ".join(f"wort{i}" for i in range(query.MAX_QUERY_TERMS))
+            from chunkwise.search.request import MAX_QUERY_TERMS
+
+            widest = " ".join(f"wort{i}" for i in range(MAX_QUERY_TERMS))
             widest_status = query.lambda_handler(_get({"q": widest}), LocalContext())["statusCode"]
         unbounded = _unbounded_query_error(cfg, " ".join(f"wort{i}" for i in range(660)))
     return [

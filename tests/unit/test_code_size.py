@@ -26,14 +26,8 @@ ALLOWED: frozenset[str] = frozenset(
         "cli/local.py::main_reconcile",
         "evaluation/evaluate.py::render_summary_markdown",
         "evaluation/evaluate.py::resolve_evidence",
-        "evaluation/run.py::ingest",
         "evaluation/run.py::run_evaluation",
         "index/bodies.py::index_body",
-        "index/bodies.py::reconcile",
-        "adapters/opensearch/index.py::OpenSearchIndex",
-        "ingest/pipeline.py::Pipeline",
-        "ingest/pipeline.py::Pipeline._load_chunks",
-        "ingest/pipeline.py::Pipeline.ingest",
     }
 )
 

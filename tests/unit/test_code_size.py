@@ -24,10 +24,6 @@ ALLOWED: frozenset[str] = frozenset(
     {
         "cli/local.py::main_local",
         "cli/local.py::main_reconcile",
-        "evaluation/evaluate.py::render_summary_markdown",
-        "evaluation/evaluate.py::resolve_evidence",
-        "evaluation/run.py::run_evaluation",
-        "index/bodies.py::index_body",
     }
 )
 

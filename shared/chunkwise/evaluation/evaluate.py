@@ -313,63 +313,75 @@ def resolve_evidence(
         quotes: list[str] = []
         keys: set[str] = set()
         for ev in q.evidence:
-            if ev.source_key not in current:
-                raise EvidenceError(
-                    f"question {q.id}: source {ev.source_key!r} is not in the corpus"
-                )
-            rev = (q.revision.current if q.revision and q.revision.current else None) or current[
-                ev.source_key
-            ]
-            if (ev.source_key, rev) not in texts:
-                raise EvidenceError(
-                    f"question {q.id}: revision {rev!r} of {ev.source_key!r} is not in the corpus"
-                )
-            text = texts[(ev.source_key, rev)]
+            text, rev = _evidence_text(q, ev.source_key, texts, current)
             keys.add(ev.source_key)
-            if ev.quote is not None:
-                found = _occurrences(text, ev.quote)
-                if not found:
-                    raise EvidenceError(
-                        f"question {q.id}: evidence {_short(ev.quote)} not found in the "
-                        f"extracted text of {ev.source_key}@{rev}"
-                    )
-                spans.extend(Span(ev.source_key, rev, s, e) for s, e in found)
-                quotes.append(ev.quote)
-            else:
-                assert ev.start is not None and ev.end is not None
-                if ev.end > len(text):
-                    raise EvidenceError(
-                        f"question {q.id}: evidence span [{ev.start}, {ev.end}) lies outside "
-                        f"the extracted text of {ev.source_key}@{rev} ({len(text)} chars)"
-                    )
-                spans.append(Span(ev.source_key, rev, ev.start, ev.end))
-                quotes.append(text[ev.start : ev.end])
+            found = _evidence_spans(q, ev, text, rev)
+            spans.extend(found)
+            quotes.append(ev.quote if ev.quote is not None else text[found[0].start : found[0].end])
         for ctx in q.required_context:
             if not any(ctx in texts[(k, current[k])] for k in keys):
                 raise EvidenceError(
                     f"question {q.id}: required context {_short(ctx)} not found in "
                     f"{', '.join(sorted(keys))}"
                 )
-        superseded: list[Span] = []
-        if q.revision is not None:
-            for k in sorted(keys):
-                if (k, q.revision.superseded) not in texts:
-                    raise EvidenceError(
-                        f"question {q.id}: superseded revision {q.revision.superseded!r} of "
-                        f"{k!r} is not in the corpus"
-                    )
-                old = texts[(k, q.revision.superseded)]
-                superseded.extend(
-                    Span(k, q.revision.superseded, s, e)
-                    for s, e in _occurrences(old, q.revision.superseded_quote)
-                )
-            if not superseded:
-                raise EvidenceError(
-                    f"question {q.id}: superseded quote {_short(q.revision.superseded_quote)} "
-                    f"not found in revision {q.revision.superseded!r}"
-                )
+        superseded = _superseded_spans(q, keys, texts)
         gold[q.id] = Gold(tuple(spans), tuple(quotes), tuple(q.required_context), tuple(superseded))
     return gold
+
+
+def _evidence_text(
+    q: Question, key: str, texts: Texts, current: Mapping[str, str]
+) -> tuple[str, str]:
+    """The extracted text the question's evidence in ``key`` refers to, and its revision."""
+    if key not in current:
+        raise EvidenceError(f"question {q.id}: source {key!r} is not in the corpus")
+    rev = (q.revision.current if q.revision and q.revision.current else None) or current[key]
+    if (key, rev) not in texts:
+        raise EvidenceError(f"question {q.id}: revision {rev!r} of {key!r} is not in the corpus")
+    return texts[(key, rev)], rev
+
+
+def _evidence_spans(q: Question, ev: EvidenceSpan, text: str, rev: str) -> list[Span]:
+    """Every place the evidence is in the text (a quote may occur more than once)."""
+    if ev.quote is not None:
+        found = _occurrences(text, ev.quote)
+        if not found:
+            raise EvidenceError(
+                f"question {q.id}: evidence {_short(ev.quote)} not found in the "
+                f"extracted text of {ev.source_key}@{rev}"
+            )
+        return [Span(ev.source_key, rev, s, e) for s, e in found]
+    assert ev.start is not None and ev.end is not None
+    if ev.end > len(text):
+        raise EvidenceError(
+            f"question {q.id}: evidence span [{ev.start}, {ev.end}) lies outside "
+            f"the extracted text of {ev.source_key}@{rev} ({len(text)} chars)"
+        )
+    return [Span(ev.source_key, rev, ev.start, ev.end)]
+
+
+def _superseded_spans(q: Question, keys: set[str], texts: Texts) -> list[Span]:
+    """Where the superseded revision says what the question must no longer be answered by."""
+    if q.revision is None:
+        return []
+    superseded: list[Span] = []
+    for k in sorted(keys):
+        if (k, q.revision.superseded) not in texts:
+            raise EvidenceError(
+                f"question {q.id}: superseded revision {q.revision.superseded!r} of "
+                f"{k!r} is not in the corpus"
+            )
+        old = texts[(k, q.revision.superseded)]
+        superseded.extend(
+            Span(k, q.revision.superseded, s, e)
+            for s, e in _occurrences(old, q.revision.superseded_quote)
+        )
+    if not superseded:
+        raise EvidenceError(
+            f"question {q.id}: superseded quote {_short(q.revision.superseded_quote)} "
+            f"not found in revision {q.revision.superseded!r}"
+        )
+    return superseded
 
 
 def _short(s: str, n: int = 60) -> str:
@@ -733,7 +745,14 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
             + f" | {_pct(m['all']['hit@3'])} | {m['all']['mrr@10']:.3f} "
             f"| {_pct(m['all']['citation_accuracy'])} | {sup} |"
         )
-    lines += [
+    lines += _summary_by_mode(reports, groups)
+    lines += _summary_chunks(reports, mode)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _summary_by_mode(reports: Sequence[Mapping[str, Any]], groups: Sequence[str]) -> list[str]:
+    lines = [
         "",
         "## hit@3 by search mode",
         "",
@@ -751,7 +770,11 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
                 + " | ".join(cells)
                 + f" | {_pct(m['all']['hit@3'])} |"
             )
-    lines += [
+    return lines
+
+
+def _summary_chunks(reports: Sequence[Mapping[str, Any]], mode: str) -> list[str]:
+    lines = [
         "",
         "## Chunks, tokens, latency",
         "",
@@ -768,5 +791,4 @@ def render_summary_markdown(reports: Sequence[Mapping[str, Any]], mode: str = "h
             f"| {st['mean_tokens']:.1f} | {st['over_token_cap']} | {tm.get('indexing_s', 0):.1f} "
             f"| {m['latency_ms_p50']:.1f} | {m['latency_ms_p95']:.1f} |"
         )
-    lines.append("")
-    return "\n".join(lines)
+    return lines

@@ -38,6 +38,7 @@ from chunkwise.evaluation.baselines import chunk_with
 from chunkwise.evaluation.evaluate import (
     Corpus,
     EvalConfig,
+    Gold,
     Judgement,
     Question,
     RankedHit,
@@ -345,67 +346,117 @@ def run_evaluation(
         raise ChunkwiseError(f"configuration names must be distinct: {[c.name for c in configs]}")
     texts = extract_corpus(corpus, corpus_dir)
     current = {d.key: d.current for d in corpus.documents}
-    gold = resolve_evidence(questions, texts, current)
-    client = client or connect(url)
-    try:
-        with_retries(RetryPolicy(attempts=2), "ping", client.info)
-    except ChunkwiseError as exc:
-        raise ChunkwiseError(f"OpenSearch at {url} is not reachable: {exc}") from exc
-    emb = embedder or default_embedder()
-    vectors: dict[str, list[float]] = {}
-    q_ms: list[float] = []
-    for q in questions:
-        if q.question not in vectors:
-            t0 = time.perf_counter()
-            vectors[q.question] = emb.embed_query(q.question)
-            q_ms.append(1000 * (time.perf_counter() - t0))
-    embed_cache = _EmbeddingCache(emb)
-    cached = _CachedQueries(emb, vectors)
+    run = _Run(
+        client=_reachable(client or connect(url), url),
+        embedder=embedder or default_embedder(),
+        questions=questions,
+        corpus=corpus,
+        texts=texts,
+        gold=resolve_evidence(questions, texts, current),
+        modes=modes,
+        prefix=prefix,
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     reports: list[dict[str, Any]] = []
     for config in progress.track(configs, "eval: configurations"):
-        log.info("eval: ingesting with %s", config.name)
-        names, store, stats, timings = ingest(
-            client, config, corpus, texts, embed_cache, prefix=prefix
-        )
-        ensure_search_pipelines(client)  # the deploy-time step; searching only reads
-        searcher = Searcher(client, cached, names)
-        results = search_all(client, searcher, names, questions, modes, vectors)
-        judgements: dict[str, list[Judgement]] = {
-            mode: [judge(q, _ranked(h, store), gold[q.id], texts, ms) for q, h, ms in rows]
-            for mode, rows in results.items()
-        }
-        meta = {
-            "opensearch": searcher.caps.version,
-            "hybrid_fusion": searcher.fusion
-            + ("-rrf" if searcher.caps.rrf_pipeline and searcher.fusion == "server" else ""),
-            "embedder": emb.name,
-            "index": names.read_alias,
-            "k": K,
-            "questions": len(questions),
-            "query_embedding_ms_p50": percentile(q_ms, 50),
-            "query_embedding_ms_p95": percentile(q_ms, 95),
-        }
-        report = config_report(config, judgements, stats, timings, meta)
+        report = run.evaluate(config, keep_indices=keep_indices)
         reports.append(report)
         slug = _slug(config.name)
-        (out_dir / f"{slug}.json").write_text(
-            json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-        )
+        _write_json(out_dir / f"{slug}.json", report)
         (out_dir / f"{slug}.md").write_text(render_config_markdown(report), encoding="utf-8")
-        if not keep_indices:
-            ix = OpenSearchIndex(client, names)
-            for g in ix.generations():
-                ix.drop(g, force=True)
     mode = "hybrid" if "hybrid" in modes else modes[0]
     for other in reports[1:]:
         d = diff_reports(reports[0], other, mode)
         stem = f"diff_{_slug(d['a'])}_vs_{_slug(d['b'])}"
-        (out_dir / f"{stem}.json").write_text(
-            json.dumps(d, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-        )
+        _write_json(out_dir / f"{stem}.json", d)
         (out_dir / f"{stem}.md").write_text(render_diff_markdown(d), encoding="utf-8")
-    summary = {
+    _write_json(out_dir / "summary.json", _summary(reports))
+    (out_dir / "summary.md").write_text(
+        "# Retrieval evaluation summary\n\n" + render_summary_markdown(reports, mode),
+        encoding="utf-8",
+    )
+    if plot and reports:
+        plot_hit3(reports, out_dir / "hit3.png", mode)
+    return reports
+
+
+def _reachable(client: OpenSearch, url: str) -> OpenSearch:
+    try:
+        with_retries(RetryPolicy(attempts=2), "ping", client.info)
+    except ChunkwiseError as exc:
+        raise ChunkwiseError(f"OpenSearch at {url} is not reachable: {exc}") from exc
+    return client
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+class _Run:
+    """One evaluation: the questions embedded once, then each configuration in turn."""
+
+    def __init__(
+        self,
+        *,
+        client: OpenSearch,
+        embedder: Embedder,
+        questions: Sequence[Question],
+        corpus: Corpus,
+        texts: dict[tuple[str, str], str],
+        gold: dict[str, Gold],
+        modes: Sequence[str],
+        prefix: str,
+    ) -> None:
+        self.client, self.embedder, self.questions = client, embedder, questions
+        self.corpus, self.texts, self.gold = corpus, texts, gold
+        self.modes, self.prefix = modes, prefix
+        self.vectors: dict[str, list[float]] = {}
+        self.query_ms: list[float] = []
+        for q in questions:
+            if q.question not in self.vectors:
+                t0 = time.perf_counter()
+                self.vectors[q.question] = embedder.embed_query(q.question)
+                self.query_ms.append(1000 * (time.perf_counter() - t0))
+        self.embed_cache = _EmbeddingCache(embedder)
+        self.cached = _CachedQueries(embedder, self.vectors)
+
+    def evaluate(self, config: EvalConfig, *, keep_indices: bool) -> dict[str, Any]:
+        log.info("eval: ingesting with %s", config.name)
+        names, store, stats, timings = ingest(
+            self.client, config, self.corpus, self.texts, self.embed_cache, prefix=self.prefix
+        )
+        ensure_search_pipelines(self.client)  # the deploy-time step; searching only reads
+        searcher = Searcher(self.client, self.cached, names)
+        results = search_all(self.client, searcher, names, self.questions, self.modes, self.vectors)
+        judgements: dict[str, list[Judgement]] = {
+            mode: [
+                judge(q, _ranked(h, store), self.gold[q.id], self.texts, ms) for q, h, ms in rows
+            ]
+            for mode, rows in results.items()
+        }
+        report = config_report(config, judgements, stats, timings, self._meta(searcher, names))
+        if not keep_indices:
+            ix = OpenSearchIndex(self.client, names)
+            for g in ix.generations():
+                ix.drop(g, force=True)
+        return report
+
+    def _meta(self, searcher: Searcher, names: IndexNames) -> dict[str, Any]:
+        server_rrf = searcher.caps.rrf_pipeline and searcher.fusion == "server"
+        return {
+            "opensearch": searcher.caps.version,
+            "hybrid_fusion": searcher.fusion + ("-rrf" if server_rrf else ""),
+            "embedder": self.embedder.name,
+            "index": names.read_alias,
+            "k": K,
+            "questions": len(self.questions),
+            "query_embedding_ms_p50": percentile(self.query_ms, 50),
+            "query_embedding_ms_p95": percentile(self.query_ms, 95),
+        }
+
+
+def _summary(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {
         "configs": [r["config"] for r in reports],
         "meta": reports[0]["meta"] if reports else {},
         "hit@3": {
@@ -423,13 +474,3 @@ def run_evaluation(
         "chunks": {r["config"]["name"]: r["chunks"] for r in reports},
         "timings": {r["config"]["name"]: r["timings"] for r in reports},
     }
-    (out_dir / "summary.json").write_text(
-        json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
-    (out_dir / "summary.md").write_text(
-        "# Retrieval evaluation summary\n\n" + render_summary_markdown(reports, mode),
-        encoding="utf-8",
-    )
-    if plot and reports:
-        plot_hit3(reports, out_dir / "hit3.png", mode)
-    return reports

@@ -23,6 +23,7 @@ a little later, to clients that read the filtered alias.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -225,31 +226,8 @@ def index_body(
     """Settings + mapping of one generation. Mapping is strict: unknown fields fail."""
     if dimension < 1 or dimension > 16000:
         raise ConfigError(f"dimension: must be in 1..16000, got {dimension}")
-    kw = {"type": "keyword"}
-    # Values that come from the document or from S3 (heading text, keys, versions).
-    outside_kw = {"type": "keyword", "ignore_above": KEYWORD_IGNORE_ABOVE}
-    integer = {"type": "integer"}
-    date = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
-    stored_only = {"type": "text", "index": False}
-    # The chunk's text and its table rows are analysed alike.
-    standard_text = {"type": "text", "analyzer": "standard"}
-    language_texts = {
-        LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
-        for lang, analyzer in LANG_ANALYZERS.items()
-    }
     return {
-        "settings": {
-            "index": {
-                "number_of_shards": shards,
-                "number_of_replicas": replicas,
-                "knn": True,
-                # What the domain's slow logs record (published to CloudWatch by the
-                # stack): a query or a bulk write that is slow enough to look into.
-                "search.slowlog.threshold.query.warn": "5s",
-                "search.slowlog.threshold.fetch.warn": "1s",
-                "indexing.slowlog.threshold.index.warn": "10s",
-            }
-        },
+        "settings": {"index": _index_settings(shards, replicas)},
         "mappings": {
             "dynamic": "strict",
             "_meta": {
@@ -260,59 +238,99 @@ def index_body(
                 "chunk_schema_version": CHUNK_SCHEMA_VERSION,
                 "chunker_config": dict(chunker_config or {}),
             },
-            "properties": {
-                # Chunk contract fields
-                "schema_version": integer,
-                "doc_id": kw,
-                "source_key": outside_kw,
-                "revision": outside_kw,
-                "source_etag": outside_kw,
-                "last_modified": date,
-                "chunk_index": integer,
-                "start": integer,
-                "end": integer,
-                "byte_start": integer,
-                "byte_end": integer,
-                "body": stored_only,
-                "heading_path": outside_kw,
-                "overlap_prefix": stored_only,
-                "table_header": stored_only,
-                TEXT_FIELD: standard_text,
-                "token_count": integer,
-                "sized_by_model": kw,
-                "sized_by_tokenizer": kw,
-                "kind": kw,
-                "lang": kw,
-                "page_start": integer,
-                "page_end": integer,
-                "content_sha256": kw,
-                # index-only fields
-                **language_texts,
-                ROWS_FIELD: {
-                    "type": "nested",
-                    "dynamic": "strict",
-                    "properties": {TEXT_FIELD: standard_text, **language_texts},
-                },
-                "embedding": {
-                    "type": "knn_vector",
-                    "dimension": dimension,
-                    "method": {
-                        "name": "hnsw",
-                        "engine": "lucene",
-                        "space_type": "cosinesimil",
-                        "parameters": {"m": m, "ef_construction": ef_construction},
-                    },
-                },
-                "state": kw,
-                "revision_chunks": integer,
-                "indexed_at": date,
-                "live_at": date,
-                "superseded_at": date,
-                FAILURE_REASON_FIELD: stored_only,
-                # head records only: "<chunks>:<revision>" still to supersede
-                "cleanup": {"type": "keyword", "index": False, "doc_values": False},
+            # A copy: callers may edit the body, and the field types are shared constants.
+            "properties": copy.deepcopy(
+                _properties(dimension, m=m, ef_construction=ef_construction)
+            ),
+        },
+    }
+
+
+def _index_settings(shards: int, replicas: int) -> dict[str, Any]:
+    return {
+        "number_of_shards": shards,
+        "number_of_replicas": replicas,
+        "knn": True,
+        # What the domain's slow logs record (published to CloudWatch by the
+        # stack): a query or a bulk write that is slow enough to look into.
+        "search.slowlog.threshold.query.warn": "5s",
+        "search.slowlog.threshold.fetch.warn": "1s",
+        "indexing.slowlog.threshold.index.warn": "10s",
+    }
+
+
+_KEYWORD = {"type": "keyword"}
+# Values that come from the document or from S3 (heading text, keys, versions).
+_OUTSIDE_KEYWORD = {"type": "keyword", "ignore_above": KEYWORD_IGNORE_ABOVE}
+_INTEGER = {"type": "integer"}
+_DATE = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
+_STORED_ONLY = {"type": "text", "index": False}
+# The chunk's text and its table rows are analysed alike.
+_STANDARD_TEXT = {"type": "text", "analyzer": "standard"}
+
+
+def _properties(dimension: int, *, m: int, ef_construction: int) -> dict[str, Any]:
+    language_texts = {
+        LANG_FIELDS[lang]: {"type": "text", "analyzer": analyzer}
+        for lang, analyzer in LANG_ANALYZERS.items()
+    }
+    return {
+        **_chunk_contract_properties(),
+        # index-only fields
+        **language_texts,
+        ROWS_FIELD: {
+            "type": "nested",
+            "dynamic": "strict",
+            "properties": {TEXT_FIELD: _STANDARD_TEXT, **language_texts},
+        },
+        "embedding": {
+            "type": "knn_vector",
+            "dimension": dimension,
+            "method": {
+                "name": "hnsw",
+                "engine": "lucene",
+                "space_type": "cosinesimil",
+                "parameters": {"m": m, "ef_construction": ef_construction},
             },
         },
+        "state": _KEYWORD,
+        "revision_chunks": _INTEGER,
+        "indexed_at": _DATE,
+        "live_at": _DATE,
+        "superseded_at": _DATE,
+        FAILURE_REASON_FIELD: _STORED_ONLY,
+        # head records only: "<chunks>:<revision>" still to supersede
+        "cleanup": {"type": "keyword", "index": False, "doc_values": False},
+    }
+
+
+def _chunk_contract_properties() -> dict[str, Any]:
+    """The fields of the Chunk contract (schema.Chunk) as the index stores them."""
+    return {
+        "schema_version": _INTEGER,
+        "doc_id": _KEYWORD,
+        "source_key": _OUTSIDE_KEYWORD,
+        "revision": _OUTSIDE_KEYWORD,
+        "source_etag": _OUTSIDE_KEYWORD,
+        "last_modified": _DATE,
+        "chunk_index": _INTEGER,
+        "start": _INTEGER,
+        "end": _INTEGER,
+        "byte_start": _INTEGER,
+        "byte_end": _INTEGER,
+        "body": _STORED_ONLY,
+        "heading_path": _OUTSIDE_KEYWORD,
+        "overlap_prefix": _STORED_ONLY,
+        "table_header": _STORED_ONLY,
+        TEXT_FIELD: _STANDARD_TEXT,
+        "token_count": _INTEGER,
+        "sized_by_model": _KEYWORD,
+        "sized_by_tokenizer": _KEYWORD,
+        "kind": _KEYWORD,
+        "lang": _KEYWORD,
+        "page_start": _INTEGER,
+        "page_end": _INTEGER,
+        "content_sha256": _KEYWORD,
     }
 
 

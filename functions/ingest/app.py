@@ -1,29 +1,27 @@
-"""Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.ingest.pipeline.
+"""Ingest function: SQS batch of S3 / EventBridge events -> chunkwise.ingest.messages.
 
-Thin on purpose: parse each message into object changes, hand all changes of
-the batch to `Pipeline.ingest_batch` at once (the revision switch then needs one
-index round trip per phase for the whole batch), report failed messages as
-batch item failures
-(``ReportBatchItemFailures``). A failed message becomes visible again after the
-queue's visibility timeout and moves to the DLQ after ``maxReceiveCount``
-receives; the log line says why (permanent: the document will never index;
-transient: an outage or throttling).
+Thin on purpose: the batch's messages go to `chunkwise.ingest.messages` at once
+(all their changes then share the revision switch's index round trips), each
+outcome is logged and counted, and failed messages are reported as batch item
+failures (``ReportBatchItemFailures``). A failed message becomes visible again
+after the queue's visibility timeout and moves to the DLQ after
+``maxReceiveCount`` receives; the log line says why (permanent: the document will
+never index; transient: an outage or throttling; malformed: nobody can read it).
 
 Each document gets a budget (`chunkwise.ingest.budget`): a deadline from the
-invocation's remaining time, keeping time back for the records still waiting,
+invocation's remaining time, keeping time back for the documents still waiting,
 and a memory ceiling from the function's memory size. A document over it fails
 alone (`LimitExceeded`, logged); its batch-mates go on in the same invocation.
 
 Settings are validated once per cold start; the pipeline (OpenSearch client,
-embedder, tokenizer) is built on the first record, so importing this module
-stays cheap.
+embedder, tokenizer) is built on the first event, so importing this module stays
+cheap.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -37,13 +35,13 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chunkwise.errors import ChunkwiseError, PermanentError
 from chunkwise.ingest.budget import BatchBudgets, DocumentBudget
-from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange, parse_message
+from chunkwise.ingest.messages import MessageOutcome, QueuedMessage, ingest_messages, read_messages
 from chunkwise.settings import IngestSettings, load_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from chunkwise.ingest.pipeline import Pipeline
+    from chunkwise.ingest.pipeline import IngestResult, ObjectChange, Pipeline
 
 logger = Logger(service="chunkwise-ingest")
 tracer = Tracer(service="chunkwise-ingest")
@@ -55,6 +53,7 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 # Cold start: a bad variable fails here, loudly.
 SETTINGS: IngestSettings = load_settings(IngestSettings)
 _PIPELINE: Pipeline | None = None
+CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
 
 
 def get_pipeline() -> Pipeline:
@@ -66,7 +65,51 @@ def get_pipeline() -> Pipeline:
     return _PIPELINE
 
 
-def _report(result: IngestResult) -> None:
+def next_budget(context: LambdaContext | None, batch: BatchBudgets) -> DocumentBudget:
+    if context is None:
+        return batch.next(None)
+    return batch.next(
+        context.get_remaining_time_in_millis(), int(context.memory_limit_in_mb), clock=CLOCK
+    )
+
+
+def ingest(
+    messages: list[QueuedMessage], context: LambdaContext | None, id_field: str = "message_id"
+) -> dict[str, MessageOutcome]:
+    """Every message of the invocation through the pipeline together, each outcome reported."""
+    outcomes = read_messages(messages)
+    batch = BatchBudgets(sum(len(o.changes) for o in outcomes.values()))
+    ingest_messages(get_pipeline(), outcomes, lambda _change: next_budget(context, batch))
+    for message in messages:
+        _report(message, outcomes[message.message_id], id_field)
+    return outcomes
+
+
+def _report(message: QueuedMessage, outcome: MessageOutcome, id_field: str) -> None:
+    if outcome.malformed is not None:
+        logger.error(  # id and reason, never the body: it may carry document names
+            "malformed message: it goes to the DLQ once its receives are used up",
+            extra={
+                id_field: message.message_id,
+                **_error_fields(outcome.malformed),
+                "receive_count": message.receive_count,
+            },
+        )
+        metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
+    elif outcome.test_event:
+        logger.info("skipped s3:TestEvent", extra={id_field: message.message_id})
+    for change, result in zip(outcome.changes, outcome.results, strict=True):
+        if result.error is None:
+            _report_indexed(result)
+        else:
+            _report_failed(change, result.error, message.receive_count)
+
+
+def _error_fields(exc: ChunkwiseError) -> dict[str, str]:
+    return {"error": type(exc).__name__, "reason": str(exc)}
+
+
+def _report_indexed(result: IngestResult) -> None:
     logger.info("ingested", extra=result.log_fields())
     metrics.add_metric(name=f"Documents_{result.status}", unit=MetricUnit.Count, value=1)
     if result.status == "indexed":
@@ -80,51 +123,9 @@ def _report(result: IngestResult) -> None:
         )
 
 
-_BATCH = BatchBudgets()
-CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
-
-
-def next_budget(context: LambdaContext | None, batch: BatchBudgets) -> DocumentBudget:
-    if context is None:
-        return batch.next(None)
-    return batch.next(
-        context.get_remaining_time_in_millis(), int(context.memory_limit_in_mb), clock=CLOCK
-    )
-
-
-def ingest_change(
-    change: ObjectChange, receive_count: int = 1, budget: DocumentBudget | None = None
-) -> IngestResult:
-    """One change on its own (the EventBridge path); raises its error after logging it."""
-    (result,) = ingest_changes([(change, receive_count)], lambda _c: budget)
-    if result.error is not None:
-        raise result.error
-    return result
-
-
-def ingest_changes(
-    changes: list[tuple[ObjectChange, int]],
-    budget_for: Callable[[ObjectChange], DocumentBudget | None],
-) -> list[IngestResult]:
-    """All changes of one invocation through the pipeline together (one index round
-    trip per phase of the revision switch); each result logged and counted."""
-
-    def budget(change: ObjectChange) -> DocumentBudget:
-        return budget_for(change) or DocumentBudget.unbounded()
-
-    results = get_pipeline().ingest_batch([c for c, _n in changes], budget)
-    for (change, receive_count), result in zip(changes, results, strict=True):
-        if result.error is None:
-            _report(result)
-        else:
-            _log_failure(change, result.error, receive_count)
-    return results
-
-
-def _log_failure(change: ObjectChange, exc: ChunkwiseError, receive_count: int) -> None:
+def _report_failed(change: ObjectChange, exc: ChunkwiseError, receive_count: int) -> None:
     permanent = isinstance(exc, PermanentError)
-    log = logger.error if permanent else logger.warning
-    log(
+    (logger.error if permanent else logger.warning)(
         "permanent failure: this message goes to the DLQ once its receives are used up"
         if permanent
         else "transient failure: retried after the visibility timeout",
@@ -132,8 +133,7 @@ def _log_failure(change: ObjectChange, exc: ChunkwiseError, receive_count: int) 
             "key": change.key,
             "bucket": change.bucket,
             "kind": change.kind,
-            "error": type(exc).__name__,
-            "reason": str(exc),
+            **_error_fields(exc),
             "receive_count": receive_count,
         },
     )
@@ -143,92 +143,30 @@ def _log_failure(change: ObjectChange, exc: ChunkwiseError, receive_count: int) 
         gc.collect()  # what the failed document held is not the next one's to carry
 
 
-def _changes_or_none(record: SQSRecord) -> list[ObjectChange]:
-    try:
-        return parse_message(record.body)
-    except MessageError:
-        return []
-
-
-def parse_record(record: SQSRecord) -> list[ObjectChange]:
-    """The record's object changes; a malformed message is logged (id and reason, never
-    its body) before it fails, so the DLQ never receives a message nobody explained."""
-    try:
-        return parse_message(record.body)
-    except MessageError as exc:
-        logger.error(
-            "malformed message: it goes to the DLQ once its receives are used up",
-            extra={
-                "message_id": record.message_id,
-                "error": type(exc).__name__,
-                "reason": str(exc),
-                "receive_count": int(record.attributes.approximate_receive_count or 1),
-            },
-        )
-        metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
-        raise
-
-
-# message id -> the results of its changes, computed for the whole batch at once
-_RESULTS: dict[str, list[IngestResult]] = {}
-
-
-def ingest_records(records: list[SQSRecord], context: LambdaContext | None) -> None:
-    """Every well-formed record's changes through the pipeline in one batch; a
-    malformed record is left to `record_handler`, which reports it."""
-    changes: list[tuple[ObjectChange, int]] = []
-    owners: list[str] = []
-    for record in records:
-        try:
-            parsed = parse_message(record.body)
-        except MessageError:
-            continue
-        count = int(record.attributes.approximate_receive_count or 1)
-        changes += [(c, count) for c in parsed]
-        owners += [record.message_id] * len(parsed)
-    _RESULTS.clear()
-    results = ingest_changes(changes, lambda _c: next_budget(context, _BATCH))
-    for owner, result in zip(owners, results, strict=True):
-        _RESULTS.setdefault(owner, []).append(result)
-
-
-@tracer.capture_method
-def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
-    changes = parse_record(record)
-    if not changes:
-        logger.info("skipped s3:TestEvent", extra={"message_id": record.message_id})
-        return
-    for result in _RESULTS.get(record.message_id, []):
-        if result.error is not None:
-            raise result.error  # logged already; the record is reported as failed
+def _queued(record: SQSRecord) -> QueuedMessage:
+    count = int(record.attributes.approximate_receive_count or 1)
+    return QueuedMessage(record.message_id, record.body, count)
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    global _BATCH
     if event.get("source") == "aws.s3":  # EventBridge target invoking the function directly
-        try:
-            changes = parse_message(event)
-        except MessageError as exc:
-            logger.error(
-                "malformed EventBridge event",
-                extra={
-                    "event_id": event.get("id"),
-                    "error": type(exc).__name__,
-                    "reason": str(exc),
-                },
-            )
-            metrics.add_metric(name="MalformedMessages", unit=MetricUnit.Count, value=1)
-            raise
-        for change in changes:
-            ingest_change(change, budget=next_budget(context, BatchBudgets()))
+        outcome = ingest([QueuedMessage(str(event.get("id", "")), event)], context, "event_id")
+        error = next(iter(outcome.values())).error
+        if error is not None:
+            raise error  # logged already; the invocation fails and is retried
         return {"batchItemFailures": []}
-    records = [SQSRecord(r) for r in event.get("Records") or []]
-    _BATCH = BatchBudgets(sum(len(_changes_or_none(r)) for r in records))
-    ingest_records(records, context)
-    response = process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
+    outcomes = ingest([_queued(SQSRecord(r)) for r in event.get("Records") or []], context)
+
+    def record_handler(record: SQSRecord) -> None:
+        error = outcomes[record.message_id].error
+        if error is not None:
+            raise error  # logged already; the record is reported as failed
+
+    return dict(
+        process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
     )
-    return dict(response)

@@ -271,18 +271,8 @@ def parse_message(body: str | Mapping[str, Any]) -> list[ObjectChange]:
             raise MessageError("Records is not a list")
         return [_s3_record_change(rec) for rec in records]
     if doc.get("source") == "aws.s3" and isinstance(doc.get("detail"), Mapping):
-        detail = doc["detail"]
-        raw = _text_at(detail, "object", "key")
-        return [
-            ObjectChange(
-                bucket=_text_at(detail, "bucket", "name"),
-                key=decode_key(raw),
-                raw_key=raw,
-                source="eventbridge",
-                event_name=str(doc.get("detail-type", "")),
-                event_version=_optional_at(detail, "object", "version-id"),
-            )
-        ]
+        event_name = str(doc.get("detail-type", ""))
+        return [_object_change(doc["detail"], "eventbridge", event_name, "version-id")]
     raise MessageError(f"unrecognised message with fields {sorted(map(str, doc))[:20]}")
 
 
@@ -332,14 +322,23 @@ def _s3_record_change(rec: Any) -> ObjectChange:
     s3 = rec.get("s3") if isinstance(rec, Mapping) else None
     if not isinstance(s3, Mapping):
         raise MessageError("record without s3 section")
-    raw = _text_at(s3, "object", "key")
+    return _object_change(s3, "s3", str(rec.get("eventName", "")), "versionId")
+
+
+def _object_change(
+    where: Mapping[str, Any], source: str, event_name: str, version_field: str
+) -> ObjectChange:
+    """The change named by an event's ``bucket.name`` / ``object.key`` section: S3
+    notifications and EventBridge events name the object alike, but spell the
+    version field differently (``versionId`` / ``version-id``)."""
+    raw = _text_at(where, "object", "key")
     return ObjectChange(
-        bucket=_text_at(s3, "bucket", "name"),
+        bucket=_text_at(where, "bucket", "name"),
         key=decode_key(raw),
         raw_key=raw,
-        source="s3",
-        event_name=str(rec.get("eventName", "")),
-        event_version=_optional_at(s3, "object", "versionId"),
+        source=source,
+        event_name=event_name,
+        event_version=_optional_at(where, "object", version_field),
     )
 
 

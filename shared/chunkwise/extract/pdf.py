@@ -22,6 +22,7 @@ rendered image is transcribed into a `### Page N (transcribed by OCR)` section.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import re
 import time
@@ -355,23 +356,63 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
         text = _WS.sub(" ", str(raw.get("text", ""))).strip()
         if not text:
             continue
-        chars = list(raw.get("chars", []))
-        size = _line_size(chars)
-        lines.append(
-            Line(
-                text=text,
-                top=float(raw["top"]),
-                bottom=float(raw["bottom"]),
-                x0=float(raw["x0"]),
-                size=size,
-                bold=_line_bold(chars),
-                font=_line_font(chars),
-                segments=segments_of(_glyphs(chars), size),
-            )
-        )
+        stacked = _stacked_rows(list(raw.get("chars", [])))
+        if len(stacked) == 1:
+            lines.append(_line_of(stacked[0], text))
+        else:
+            lines += [_line_of(row, None) for row in stacked]
     has_text = bool(lines) or bool(items)
     has_images = bool(page.images)
     return lines, _join_header_blocks(items), has_text, has_images
+
+
+def _line_of(chars: list[dict[str, Any]], text: str | None) -> Line:
+    """A line from its characters; `text` None: from its segments (a line split by
+    `_stacked_rows`, whose pdfplumber text interleaves two rows)."""
+    size = _line_size(chars)
+    segments = segments_of(_glyphs(chars), size)
+    return Line(
+        text=text if text is not None else " ".join(seg.text for seg in segments),
+        top=min(float(c["top"]) for c in chars),
+        bottom=max(float(c["bottom"]) for c in chars),
+        x0=min(float(c["x0"]) for c in chars),
+        size=size,
+        bold=_line_bold(chars),
+        font=_line_font(chars),
+        segments=segments,
+    )
+
+
+def _baseline(char: dict[str, Any]) -> float:
+    matrix = char.get("matrix")
+    return -float(matrix[5]) if matrix else float(char["bottom"])  # PDF y grows upwards
+
+
+def _stacked_rows(chars: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows of a line that pdfplumber chained together, else the line itself.
+
+    Its lines are clusters of tops less than 3 pt apart, chained: on a page of
+    three columns with their own leading, the rows of one column (9 pt apart)
+    are linked by the other columns' rows in between, and two rows come out as
+    one line with their glyphs interleaved. Such a line has glyphs over each
+    other on different baselines; it is split by baseline.
+    """
+    visible = sorted((c for c in chars if str(c.get("text", "")).strip()), key=lambda c: c["x0"])
+    size = max(_line_size(chars), 1.0)
+    stacked = any(
+        float(b["x0"]) < float(a["x1"]) - 0.5 and abs(_baseline(a) - _baseline(b)) > 0.5 * size
+        for a, b in itertools.pairwise(visible)
+    )
+    if not stacked:
+        return [chars]
+    rows: list[list[dict[str, Any]]] = []
+    last = -1e9
+    for c in sorted(chars, key=_baseline):
+        if _baseline(c) - last > 0.15 * size:  # glyphs of a row share a baseline
+            rows.append([])
+        rows[-1].append(c)
+        last = _baseline(c)
+    return [r for r in rows if any(str(c.get("text", "")).strip() for c in r)]
 
 
 _LIGATURES = str.maketrans(
@@ -387,6 +428,9 @@ def _glyphs(chars: list[dict[str, Any]]) -> list[Glyph]:
             float(c["x1"]),
             str(c.get("text", "")).translate(_LIGATURES),
             is_mono_font(str(c.get("fontname", ""))),
+            round(float(c.get("size", 0.0)), 1),
+            strip_subset(str(c.get("fontname", ""))),
+            is_bold_font(str(c.get("fontname", ""))),
         )
         for c in chars
     ]
@@ -625,7 +669,10 @@ def _group(
         prev = blocks[-1] if blocks else None
         gap = ln.top - prev.bottom if prev else 1e9
         tight = gap < 0.6 * max(ln.size, 1.0)
-        if prev is not None and tight and _continues_heading(prev, ln, level, rules):
+        # A heading does not wrap back up the page (the next column's title);
+        # a paragraph may run on at the top of the next column.
+        up = prev is not None and ln.bottom <= prev.lines[-1].top
+        if prev is not None and tight and not up and _continues_heading(prev, ln, level, rules):
             prev.lines.append(ln)
             prev.bottom = ln.bottom
             continue

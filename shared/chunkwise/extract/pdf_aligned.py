@@ -29,7 +29,11 @@ from .tables import TableFragment, combine_header_rows, is_caption, is_continuat
 
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
-_MIN_SHARE = 0.4  # of a run's lines have two or more segments
+_HEADING_SIZE = 1.15  # a line this much larger than a table's first line is a heading
+_MIN_SHARE = 0.4
+# The coverage grid is whole points from floor(x0) to floor(x1): a gap between
+# two segments shows up to two points narrower than it is.
+_GRID_LOSS = 2.0  # of a run's lines have two or more segments
 _LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
 _PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
 _CONTINUES = ("-", ",")
@@ -69,7 +73,7 @@ def _columns(rows: list[Line]) -> list[tuple[float, float]]:
         if n > limit:
             if start is None:
                 start = left + x
-            elif gap_start is not None and x - gap_start >= CELL_GAP_EM * em:
+            elif gap_start is not None and x - gap_start >= CELL_GAP_EM * em - _GRID_LOSS:
                 columns.append((start, left + gap_start))
                 start = left + x
             gap_start = None
@@ -107,11 +111,16 @@ def _continues(cells: list[str], prev: list[str] | None) -> bool:
         return False
     if not cells[0]:
         filled = sum(1 for c in cells if c)
-        hyphenated = any(p.endswith("-") for p in prev if p)
-        return filled == 1 or hyphenated
+        return filled == 1 or any(_broken_word(p) for p in prev)
     return prev[0].endswith(_CONTINUES) or any(
-        p.endswith("-") and c for p, c in zip(prev[1:], cells[1:], strict=True)
+        _broken_word(p) and c for p, c in zip(prev[1:], cells[1:], strict=True)
     )
+
+
+def _broken_word(cell: str) -> bool:
+    """A cell ending in a word hyphenated at the line end ("Tabellenein-"); a cell that
+    is a dash ("-", "--", a table of dashes) or ends in a bare one is data."""
+    return len(cell) > 1 and cell.endswith("-") and cell[-2].isalpha()
 
 
 def _join(a: str, b: str) -> str:
@@ -186,6 +195,10 @@ def _run_end(lines: list[Line], start: int) -> int:
         prev, ln = lines[end - 1], lines[end]
         if ln.top - prev.bottom > _MAX_LINE_GAP * max(ln.size, 1.0) + 2:
             break
+        if ln.bottom < prev.top:
+            break  # back up the page: the next page column starts
+        if ln.size > _HEADING_SIZE * lines[start].size:
+            break  # a larger line: the title of what follows (reference cards)
         end += 1
     return end
 

@@ -22,6 +22,11 @@ _MIN_LINES = 6  # lines on each side
 _MAX_CROSSING = 0.15  # share of the lines that may cross the gutter
 _FILL = 0.6  # median share of its column a line fills: prose, not table cells
 _MIN_COLUMN = 0.3  # share of the text width each page column spans
+_MIN_K_COLUMN = 0.2  # the same on a page of three or more columns
+# Lines with text in one page column only: each column at least this many, and
+# this share of all lines (a table's columns share their rows' baselines).
+_MIN_ALONE = 3
+_ALONE_SHARE = 0.3
 
 
 def _coverage(lines: list[Line], width: float) -> list[int]:
@@ -96,25 +101,131 @@ def _side(
     return out[0], out[1]
 
 
+def _free_gaps(cover: list[int], lo: int, hi: int, limit: int) -> list[tuple[float, float]]:
+    """Runs of x in [lo, hi) that at most `limit` lines cover, at least `_MIN_GUTTER` wide."""
+    gaps: list[tuple[float, float]] = []
+    start: int | None = None
+    for x in range(lo, hi + 1):
+        free = x < hi and cover[x] <= limit
+        if free and start is None:
+            start = x
+        elif not free and start is not None:
+            if x - start >= _MIN_GUTTER:
+                gaps.append((float(start), float(x)))
+            start = None
+    return gaps
+
+
+def _split_widest(
+    gaps: list[tuple[float, float]], margin: float, end: float
+) -> list[tuple[float, float]]:
+    """The gaps that cut [margin, end] into columns of at least `_MIN_K_COLUMN` of it, widest
+    first: a table's gutter inside a page column leaves a narrow piece and is not taken."""
+    chosen: list[tuple[float, float]] = []
+    least = _MIN_K_COLUMN * (end - margin)
+    for gap in sorted(gaps, key=lambda g: g[0] - g[1]):
+        trial = sorted([*chosen, gap])
+        edges = [margin, *[x for g in trial for x in g], end]
+        if all(b - a >= least for a, b in zip(edges[::2], edges[1::2], strict=True)):
+            chosen = trial
+    return chosen
+
+
+def _column_index(seg: Segment, gutters: list[tuple[float, float]]) -> int | None:
+    """The page column that holds the segment, None if it crosses a gutter."""
+    for i in range(len(gutters) + 1):
+        after = i == 0 or seg.x0 >= gutters[i - 1][1] - 0.5
+        before = i == len(gutters) or seg.x1 <= gutters[i][0] + 0.5
+        if after and before:
+            return i
+    return None
+
+
+def _column_of_start(seg: Segment, gutters: list[tuple[float, float]]) -> int:
+    """The page column where the segment starts: on a card, text running into the
+    gutter (a long cell, a word set without the usual gap) belongs to its column."""
+    return sum(1 for left, _right in gutters if seg.x0 >= left)
+
+
+def _alone_counts(lines: list[Line], gutters: list[tuple[float, float]]) -> list[int]:
+    """Per page column: the lines with text in that column only."""
+    alone = [0] * (len(gutters) + 1)
+    for ln in lines:
+        cols = {_column_of_start(s, gutters) for s in ln.segments}
+        if len(cols) == 1:
+            alone[cols.pop()] += 1
+    return alone
+
+
+def find_columns(lines: list[Line], width: float) -> list[tuple[float, float]] | None:
+    """The gutters of a page set in three or more columns (reference cards), or None.
+
+    Gutters are the x ranges (nearly) no line covers from the top of the page to
+    the bottom, each column at least a fifth of the text width. The columns'
+    lines keep their own baselines (headings, tables and prose of different
+    sizes), so in every column many lines have text there alone; the columns of
+    a table share their rows' baselines and are rejected, as is a page where
+    lines cross the gutters (prose over the whole width around a table).
+    """
+    with_text = [ln for ln in lines if ln.segments]
+    if len(with_text) < 3 * _MIN_LINES or width <= 0:
+        return None
+    margin = min(s.x0 for ln in with_text for s in ln.segments)
+    end = max(s.x1 for ln in with_text for s in ln.segments)
+    cover = _coverage(with_text, width)
+    limit = max(1, len(with_text) // 20)
+    gaps = _free_gaps(cover, int(margin) + 1, min(len(cover) - 1, int(end)), limit)
+    gutters = _split_widest(gaps, margin, end)
+    if len(gutters) < 2:
+        return None
+    crossing = sum(1 for ln in with_text if _reaches_over(ln, gutters))
+    alone = _alone_counts(with_text, gutters)
+    if crossing > _MAX_CROSSING * len(with_text) or min(alone) < _MIN_ALONE:
+        return None
+    if sum(alone) < _ALONE_SHARE * len(with_text):
+        return None  # the columns share their baselines: a table's rows
+    return gutters
+
+
+def _reaches_over(ln: Line, gutters: list[tuple[float, float]]) -> bool:
+    """A segment running past the gutter after the column it starts in: text over the
+    columns (a segment ending inside a gutter is a long cell of its column)."""
+    for seg in ln.segments:
+        col = _column_of_start(seg, gutters)
+        if col < len(gutters) and seg.x1 > gutters[col][1] + 0.5:
+            return True
+    return False
+
+
+def _indices(ln: Line, gutters: list[tuple[float, float]]) -> list[int | None]:
+    return [_column_index(s, gutters) for s in ln.segments]
+
+
 def reading_order(lines: list[Line], width: float) -> list[Line]:
-    """The page's lines column by column (unchanged on a one-column page)."""
+    """The page's lines column by column (unchanged on a one-column page).
+
+    On a two-column page a line crossing the gutter (a title, a wide caption)
+    ends the band above it; on a page of three or more columns a segment goes
+    to the column it starts in.
+    """
     gutter = find_gutter(lines, width)
-    if gutter is None:
+    gutters = [gutter] if gutter is not None else find_columns(lines, width)
+    if not gutters:
         return lines
-    left_edge, right_edge = gutter
     out: list[Line] = []
-    left: list[Line] = []
-    right: list[Line] = []
+    bands: list[list[Line]] = [[] for _ in range(len(gutters) + 1)]
     for ln in sorted(lines, key=lambda x: x.top):
-        lsegs: list[Segment] = [s for s in ln.segments if s.x1 <= left_edge + 0.5]
-        rsegs: list[Segment] = [s for s in ln.segments if s.x0 >= right_edge - 0.5]
-        if not ln.segments or len(lsegs) + len(rsegs) < len(ln.segments):
-            out += left + right  # a line over both columns ends the band above it
-            left, right = [], []
+        if gutter is None:
+            index: list[int | None] = [_column_of_start(s, gutters) for s in ln.segments]
+        else:
+            index = _indices(ln, gutters)
+        if not ln.segments or None in index:
+            out += [x for band in bands for x in band]  # a line over the columns ends the band
+            bands = [[] for _ in bands]
             out.append(ln)
             continue
-        if lsegs:
-            left.append(ln if not rsegs else line_from_segments(ln, lsegs))
-        if rsegs:
-            right.append(ln if not lsegs else line_from_segments(ln, rsegs))
-    return out + left + right
+        for col, band in enumerate(bands):
+            segs: list[Segment] = [s for s, i in zip(ln.segments, index, strict=True) if i == col]
+            if segs:
+                band.append(ln if len(segs) == len(ln.segments) else line_from_segments(ln, segs))
+    return out + [x for band in bands for x in band]

@@ -10,6 +10,7 @@ The column and table finders (`pdf_columns`, `pdf_aligned`) work on them.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,11 @@ class Segment:
     x1: float
     text: str
     mono: bool = False  # set in a typewriter font (code, command names)
+    # The segment's own font, for a page column's share of a line (see
+    # `line_from_segments`); 0.0 / "" when the reader did not give it.
+    size: float = 0.0
+    bold: bool = False
+    font: str = ""
 
 
 @dataclass
@@ -60,6 +66,9 @@ class Glyph:
     x1: float
     text: str
     mono: bool
+    size: float = 0.0
+    font: str = ""  # without the subset prefix
+    bold: bool = False
 
 
 def is_bold_font(name: str) -> bool:
@@ -76,13 +85,21 @@ def is_mono_font(name: str) -> bool:
     return bool(_MONO_FONT.search(name.lower()))
 
 
+def _segment(glyphs: list[Glyph], start: float, end: float, text: str) -> Segment:
+    """A segment of `glyphs` with the font most of them are set in."""
+    mono = sum(1 for g in glyphs if g.mono)
+    size = Counter(g.size for g in glyphs).most_common(1)[0][0]
+    font = Counter(g.font for g in glyphs).most_common(1)[0][0]
+    bold = sum(1 for g in glyphs if g.bold) >= 0.6 * len(glyphs)
+    return Segment(start, end, text.strip(), 2 * mono >= len(glyphs), size, bold, font)
+
+
 def segments_of(glyphs: Sequence[Glyph], size: float) -> list[Segment]:
     """Glyphs of one line (any order) -> segments, words spaced by the word-gap rule."""
     ordered = sorted((g for g in glyphs if g.text.strip()), key=lambda g: g.x0)
     out: list[Segment] = []
     parts: list[str] = []
-    mono = 0
-    count = 0
+    members: list[Glyph] = []
     start = end = 0.0
     em = max(size, 1.0)
     last: Glyph | None = None
@@ -91,31 +108,40 @@ def segments_of(glyphs: Sequence[Glyph], size: float) -> list[Segment]:
             continue  # the same glyph drawn twice (overprinting)
         last = g
         if parts and g.x0 - end > CELL_GAP_EM * em:
-            out.append(Segment(start, end, "".join(parts).strip(), 2 * mono >= count))
-            parts, mono, count = [], 0, 0
+            out.append(_segment(members, start, end, "".join(parts)))
+            parts, members = [], []
         if not parts:
             start, end = g.x0, g.x1
         elif g.x0 - end > WORD_GAP_EM * em:
             parts.append(" ")
         parts.append(g.text)
-        mono += int(g.mono)
-        count += 1
+        members.append(g)
         end = max(end, g.x1)
     if parts:
-        out.append(Segment(start, end, "".join(parts).strip(), 2 * mono >= count))
+        out.append(_segment(members, start, end, "".join(parts)))
     return out
 
 
 def line_from_segments(template: Line, segments: list[Segment]) -> Line:
-    """A part of a line (one page column's share of it) as a line of its own."""
+    """A part of a line (one page column's share of it) as a line of its own, with the
+    font of its own segments when the reader gave them (a column's bold section title
+    on the baseline of another column's text is bold)."""
+    size, bold, font = template.size, template.bold, template.font
+    if all(s.size > 0 for s in segments):
+        weight: Counter[tuple[float, str]] = Counter()
+        for s in segments:
+            weight[(s.size, s.font)] += len(s.text)
+        size, font = weight.most_common(1)[0][0]
+        bold_chars = sum(len(s.text) for s in segments if s.bold)
+        bold = bold_chars >= 0.6 * sum(len(s.text) for s in segments)
     return Line(
         text=" ".join(s.text for s in segments),
         top=template.top,
         bottom=template.bottom,
         x0=segments[0].x0,
-        size=template.size,
-        bold=template.bold,
-        font=template.font,
+        size=size,
+        bold=bold,
+        font=font,
         segments=segments,
         seq=template.seq,
     )

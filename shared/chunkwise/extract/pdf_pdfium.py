@@ -66,7 +66,7 @@ class _LineBuilder:
             pending = self.chars.pop()
             self.flush()
             self.chars.append(pending)
-        self.glyphs.append(Glyph(x, max(x1, x), ch, font.mono))
+        self.glyphs.append(Glyph(x, max(x1, x), ch, font.mono, font.size, font.family, font.bold))
         self.fonts.append(font)
         self.tops.append(base - 0.79 * font.size)
         self.bottoms.append(base + 0.21 * font.size)

@@ -1,0 +1,130 @@
+"""Reference cards: pages in three columns, each a stack of titles, small key/description
+tables and prose, as LaTeX cheat sheets set them (bench/realdocs: latexsheet-de)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from chunkwise.extract import extract
+from chunkwise.extract.pdf_aligned import find_aligned_tables
+from chunkwise.extract.pdf_columns import find_columns, reading_order
+from chunkwise.extract.pdf_lines import Line, Segment
+
+pytest.importorskip("pdfplumber")
+canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+
+CARD = (792.0, 612.0)  # landscape letter
+COLUMNS = (36.0, 279.0, 522.0)  # 233 pt wide, 10 pt gutters
+# Each column keeps its own leading (titles and tables of other sizes above),
+# so the columns' baselines do not line up.
+PITCH = (10.0, 11.5, 9.0)
+
+
+def _column(c: object, x: float, pitch: float, name: str, y: float) -> float:
+    """A section: bold title, a key/description table, a prose line, another table."""
+    c.setFont("Helvetica-Bold", 11)  # type: ignore[attr-defined]
+    c.drawString(x, y, f"{name} commands")  # type: ignore[attr-defined]
+    y -= 16
+    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+    for i in range(4):
+        c.drawString(x, y, f"{name}key{i}")  # type: ignore[attr-defined]
+        c.drawString(x + 70, y, f"{name} description {i}")  # type: ignore[attr-defined]
+        y -= pitch
+    c.drawString(x, y, f"Prose of {name} that explains the table above it.")  # type: ignore[attr-defined]
+    y -= pitch + 8
+    c.setFont("Helvetica-Bold", 11)  # type: ignore[attr-defined]
+    c.drawString(x, y, f"{name} options")  # type: ignore[attr-defined]
+    y -= 16
+    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+    for i in range(4):
+        c.drawString(x, y, f"{name}opt{i}")  # type: ignore[attr-defined]
+        c.drawString(x + 110, y, f"{name} effect {i}")  # type: ignore[attr-defined]
+        y -= pitch
+    return y
+
+
+def _card() -> bytes:
+    buf = io.BytesIO()
+    c = canvas_mod.Canvas(buf, pagesize=CARD, invariant=1)
+    c.line(36, 590, 756, 590)  # a rule: the page is read by pdfplumber, as TeX output is
+    starts = (570, 566, 573)
+    for x, pitch, name, start in zip(
+        COLUMNS, PITCH, ("alpha", "beta", "gamma"), starts, strict=True
+    ):
+        y = float(start)
+        for part in range(2):
+            y = _column(c, x, pitch, f"{name}{part}", y) - 14
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_three_column_card_gives_each_column_its_own_tables_under_their_titles() -> None:
+    text = extract(_card(), filename="card.pdf").text
+    for name in ("alpha0", "beta1", "gamma0", "gamma1"):
+        assert f"| {name}key2 | {name} description 2 |" in text
+        assert f"| {name}opt3 | {name} effect 3 |" in text
+        # the title stays text above its table, not a row of a page-wide table
+        title = text.index(f"{name} commands")
+        assert title < text.index(f"| {name}key0 |")
+        assert f"Prose of {name} that explains the table above it." in text
+    # columns are read one after the other, each from top to bottom
+    assert text.index("alpha1 options") < text.index("beta0 commands")
+    assert text.index("beta1 options") < text.index("gamma0 commands")
+
+
+def _ln(top: float, *parts: tuple[float, str], size: float = 8.0) -> Line:
+    segments = [Segment(x, x + 4.0 * len(t), t) for x, t in parts]
+    return Line(
+        " ".join(t for _x, t in parts), top, top + size, parts[0][0], size, False, segments=segments
+    )
+
+
+def test_a_three_column_table_over_the_page_is_not_taken_for_page_columns() -> None:
+    # Every row has text in each column on one baseline: a table, read row by row.
+    rows = [
+        _ln(100.0 + 11 * i, (36.0, f"key {i}"), (300.0, f"value {i}"), (540.0, f"note {i}"))
+        for i in range(24)
+    ]
+    assert find_columns(rows, CARD[0]) is None
+    assert reading_order(rows, CARD[0]) == rows
+
+
+def test_a_cell_holding_a_dash_is_data_not_a_broken_word() -> None:
+    lines = [
+        _ln(100.0, (36.0, "Name"), (110.0, "Code"), (150.0, "Beispiel")),
+        _ln(120.0, (36.0, "Bindestrich"), (110.0, "-"), (150.0, "Anna-Lisa")),
+        _ln(130.0, (36.0, "Halbgeviertstrich"), (110.0, "--"), (150.0, "1-5")),
+        _ln(140.0, (36.0, "Geviertstrich"), (110.0, "---"), (150.0, "Ja-oder nein?")),
+    ]
+    _text, (table,) = find_aligned_tables(lines, 1)
+    assert table.fragment.rows[1:] == [
+        ["Bindestrich", "-", "Anna-Lisa"],
+        ["Halbgeviertstrich", "--", "1-5"],
+        ["Geviertstrich", "---", "Ja-oder nein?"],
+    ]
+
+
+def _row(top: float, key: str, key_end: float, text: str) -> Line:
+    segments = [Segment(36.0, key_end, key), Segment(61.3, 61.3 + 4.0 * len(text), text)]
+    return Line(f"{key} {text}", top, top + 8.0, 36.0, 8.0, False, segments=segments)
+
+
+def test_a_gutter_as_wide_as_the_segment_gap_separates_columns() -> None:
+    # Segments split at gaps wider than 0.8 em (6.4 pt at 8 pt); the coverage grid
+    # of whole points must not lose such a gutter: 7 pt between key and text.
+    lines = [
+        _row(100.0, "\\\\", 44.0, "Manueller Zeilenumbruch"),
+        _row(110.0, "\\kill", 50.0, "Aktuelle Zeile nicht ausgeben"),
+        _row(120.0, "\\noindent", 54.3, "Neue Zeile nicht einruecken"),
+    ]
+    _text, tables = find_aligned_tables(lines, 1)
+    assert [t.fragment.rows[1:] for t in tables] == [
+        [
+            ["\\\\", "Manueller Zeilenumbruch"],
+            ["\\kill", "Aktuelle Zeile nicht ausgeben"],
+            ["\\noindent", "Neue Zeile nicht einruecken"],
+        ]
+    ]

@@ -128,3 +128,13 @@ def test_a_gutter_as_wide_as_the_segment_gap_separates_columns() -> None:
             ["\\noindent", "Neue Zeile nicht einruecken"],
         ]
     ]
+
+
+def test_rows_of_single_punctuation_glyphs_stay_rows_in_a_slot_table() -> None:
+    # encguide's table of required glyphs: a row whose first cell is "," or "-"
+    # is a glyph and its slot, not a cell going on in the next line.
+    glyphs = [("Glyph", "Position"), ("+", "43"), (",", "44"), ("-", "45"), (".", "46")]
+    lines = [_ln(100.0 + 10 * i, (36.0, g), (80.0, p)) for i, (g, p) in enumerate(glyphs)]
+    _text, (table,) = find_aligned_tables(lines, 1)
+    body = [r for r in table.fragment.rows if any(r)]
+    assert body[1:] == [["+", "43"], [",", "44"], ["-", "45"], [".", "46"]]

@@ -112,9 +112,15 @@ def _continues(cells: list[str], prev: list[str] | None) -> bool:
     if not cells[0]:
         filled = sum(1 for c in cells if c)
         return filled == 1 or any(_broken_word(p) for p in prev)
-    return prev[0].endswith(_CONTINUES) or any(
+    return _open_end(prev[0]) or any(
         _broken_word(p) and c for p, c in zip(prev[1:], cells[1:], strict=True)
     )
+
+
+def _open_end(cell: str) -> bool:
+    """A first cell that goes on in the next line ("Seiten-", "foo,"); a cell that is
+    only the mark (a glyph table's "," or "-" row) is data."""
+    return cell.endswith(_CONTINUES) and len(cell.rstrip("-, ")) > 0
 
 
 def _broken_word(cell: str) -> bool:

@@ -138,3 +138,46 @@ def test_rows_of_single_punctuation_glyphs_stay_rows_in_a_slot_table() -> None:
     _text, (table,) = find_aligned_tables(lines, 1)
     body = [r for r in table.fragment.rows if any(r)]
     assert body[1:] == [["+", "43"], [",", "44"], ["-", "45"], [".", "46"]]
+
+
+def _sized(top: float, parts: list[tuple[float, str, float, bool, bool]]) -> Line:
+    """Parts: (x, text, size, bold, mono); the line's size is its largest part's."""
+    segments = [
+        Segment(x, x + 0.5 * size * len(t), t, mono, size, bold) for x, t, size, bold, mono in parts
+    ]
+    big = max(parts, key=lambda p: p[2])
+    text = " ".join(p[1] for p in parts)
+    return Line(text, top, top + big[2], parts[0][0], big[2], big[3], segments=segments)
+
+
+def test_a_table_of_font_sizes_is_not_cut_at_its_larger_rows_a_title_is_a_cut() -> None:
+    # l2kurz's Tabelle 6: commands in a bold typewriter font, each description in
+    # the size it names; the first row is tiny, later rows are much larger.
+    sizes = [("\\tiny", 6.0), ("\\small", 9.0), ("\\large", 12.0), ("\\Large", 14.4)]
+    rows = [
+        _sized(
+            100.0 + 20 * i, [(200.0, cmd, 10.0, True, True), (280.0, "Schrift", size, False, False)]
+        )
+        for i, (cmd, size) in enumerate(sizes)
+    ]
+    _text, (table,) = find_aligned_tables(rows, 1)
+    assert [r[0] for r in table.fragment.rows if any(r)] == [cmd for cmd, _s in sizes]
+    # a bold title in the text font, larger than the table's rows, starts what follows
+    title = _sized(190.0, [(200.0, "Schriftstil", 12.0, True, False)])
+    more = [
+        _sized(
+            210.0 + 10 * i,
+            [(200.0, f"\\cmd{i}", 8.0, False, True), (280.0, "Stil", 8.0, False, False)],
+        )
+        for i in range(3)
+    ]
+    small = [
+        _sized(
+            160.0 + 10 * i,
+            [(200.0, f"k{i}", 8.0, False, False), (280.0, "Wert", 8.0, False, False)],
+        )
+        for i in range(3)
+    ]
+    text, tables = find_aligned_tables([*small, title, *more], 1)
+    assert "Schriftstil" in [ln.text for ln in text]
+    assert len(tables) == 2

@@ -29,7 +29,7 @@ from .tables import TableFragment, combine_header_rows, is_caption, is_continuat
 
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
-_HEADING_SIZE = 1.15  # a line this much larger than a table's first line is a heading
+_HEADING_SIZE = 1.15  # a bold line this much larger than a table's first line is a title
 _MIN_SHARE = 0.4
 # The coverage grid is whole points from floor(x0) to floor(x1): a gap between
 # two segments shows up to two points narrower than it is.
@@ -203,8 +203,8 @@ def _run_end(lines: list[Line], start: int) -> int:
             break
         if ln.bottom < prev.top:
             break  # back up the page: the next page column starts
-        if ln.size > _HEADING_SIZE * lines[start].size:
-            break  # a larger line: the title of what follows (reference cards)
+        if _is_title(lines, end, start):
+            break  # the title of what follows (reference cards)
         end += 1
     return end
 
@@ -268,6 +268,16 @@ def find_aligned_tables(
         tables.append(found)
         i = start + len(found.lines)
     return text, tables
+
+
+def _is_title(lines: list[Line], at: int, start: int) -> bool:
+    """A bold line of one piece in a text font, larger than the run's first line: a
+    section title. A table of font sizes has rows in ever larger fonts, with its
+    commands in a bold typewriter font."""
+    ln = lines[at]
+    if not (ln.bold and len(ln.segments) == 1) or ln.segments[0].mono:
+        return False
+    return ln.size > _HEADING_SIZE * lines[start].size
 
 
 def _header_candidate(lines: list[Line], i: int) -> bool:

@@ -1,4 +1,4 @@
-"""Reading order of pages set in two columns: the left column, then the right.
+"""Reading order of pages set in columns: the left column, then the next.
 
 Both readers give lines from left to right across the page: on a two-column
 page a "line" is a line of the left column and one of the right column on the
@@ -8,6 +8,11 @@ with prose lines filling both sides of it (a whitespace-aligned table has
 narrow cells, a code listing has nothing on the right). Lines that cross the
 gutter (a title over both columns, a wide figure caption) are read in their
 place: the columns above them first, left then right.
+
+Pages of three or more columns (reference cards) are found from all the free
+gaps of the x-histogram (`find_columns`); there the columns hold small tables
+and titles rather than prose, so the test is that each column has lines of its
+own baseline, which a table's columns do not.
 """
 
 from __future__ import annotations

@@ -181,3 +181,37 @@ def test_a_table_of_font_sizes_is_not_cut_at_its_larger_rows_a_title_is_a_cut() 
     text, tables = find_aligned_tables([*small, title, *more], 1)
     assert "Schriftstil" in [ln.text for ln in text]
     assert len(tables) == 2
+
+
+def test_a_title_naming_a_command_in_typewriter_still_starts_a_new_table() -> None:
+    # latexsheet-de: "Wichtige documentclass Optionen": bold text font around a
+    # typewriter word, so under 60 % of its glyphs are bold; the font is bold.
+    small = [
+        _sized(
+            160.0 + 10 * i,
+            [(36.0, f"key number {i}", 8.0, False, False), (120.0, "Wert", 8.0, False, False)],
+        )
+        for i in range(3)
+    ]
+    title = Line(
+        "Wichtige documentclass Optionen",
+        190.0,
+        200.0,
+        36.0,
+        10.0,
+        False,
+        font="SFBX1000",
+        segments=[
+            Segment(36.0, 80.0, "Wichtige documentclass Optionen", False, 10.0, False, "SFBX1000")
+        ],
+    )
+    more = [
+        _sized(
+            210.0 + 10 * i,
+            [(36.0, f"option num {i}", 8.0, False, True), (120.0, "Text", 8.0, False, False)],
+        )
+        for i in range(3)
+    ]
+    text, tables = find_aligned_tables([*small, title, *more], 1)
+    assert title in text
+    assert len(tables) == 2

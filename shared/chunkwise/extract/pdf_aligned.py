@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from statistics import median
 
-from .pdf_lines import CELL_GAP_EM, Line, Segment
+from .pdf_lines import CELL_GAP_EM, Line, Segment, is_bold_font
 from .tables import TableFragment, combine_header_rows, is_caption, is_continuation_note
 
 _MIN_ROWS = 3  # lines with text in two or more columns
@@ -272,12 +272,14 @@ def find_aligned_tables(
 
 def _is_title(lines: list[Line], at: int, start: int) -> bool:
     """A bold line of one piece in a text font, larger than the run's first line: a
-    section title. A table of font sizes has rows in ever larger fonts, with its
+    section title (mostly bold: "Wichtige documentclass Optionen" names a command in
+    typewriter). A table of font sizes has rows in ever larger fonts, with its
     commands in a bold typewriter font."""
     ln = lines[at]
-    if not (ln.bold and len(ln.segments) == 1) or ln.segments[0].mono:
+    if len(ln.segments) != 1 or ln.segments[0].mono:
         return False
-    return ln.size > _HEADING_SIZE * lines[start].size
+    bold = ln.bold or is_bold_font(ln.segments[0].font) or is_bold_font(ln.font)
+    return bold and ln.size > _HEADING_SIZE * lines[start].size
 
 
 def _header_candidate(lines: list[Line], i: int) -> bool:

@@ -60,6 +60,11 @@ _DELEGATED: dict[str, tuple[str, str, str]] = {
     ),
     "local": ("chunkwise.cli.local", "main_local", "the local stack: up, down, status, env, run"),
     "ingest": ("chunkwise.cli.local", "main_ingest", "ingest S3 keys now, without the queue"),
+    "backfill": (
+        "chunkwise.cli.backfill",
+        "main_backfill",
+        "bulk index settings around a backfill (drain the queue), restored however it ends",
+    ),
     "reconcile": (
         "chunkwise.cli.local",
         "main_reconcile",

@@ -10,11 +10,12 @@
         endpoint (chunkwise.cli.embed_endpoint) and registers it as the cluster's query
         model (ML Commons), the live generation's default search pipeline fusing
         hybrid queries; writes .local/chunkwise-local.json
-    chunkwise local run [--until-idle S] [--max-seconds S]
+    chunkwise local run [--workers N] [--until-idle S] [--max-seconds S]
         polls the queue and calls the SAME handler as the ingest Lambda
         (functions/ingest/app.py) with SQS-shaped events; deletes only the messages
         the handler did not report as failed. Failed ones come back after the
         visibility timeout and end in the DLQ after maxReceiveCount receives.
+        --workers N: N worker processes on the queue, like N Lambda instances.
     chunkwise local status        services, queue depths, live generation
     chunkwise local down [--all]  stops what `up` started (--all: every service)
     chunkwise local env           the environment of the stack, as `export` lines
@@ -35,11 +36,13 @@ import contextlib
 import importlib.util
 import json
 import logging
+import multiprocessing
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -420,6 +423,25 @@ class RunStats:
     received: int = 0
     succeeded: int = 0
     failed: int = 0
+    workers: int = 1
+    # Wall-clock times (time.time(), comparable across processes): when polling began
+    # (after the cold start) and when the last handled batch was done.
+    first_poll: float = 0.0
+    last_done: float = 0.0
+
+    @classmethod
+    def total(cls, parts: Iterable[RunStats]) -> RunStats:
+        """The stats of several workers as one run."""
+        parts = list(parts)
+        return cls(
+            batches=sum(p.batches for p in parts),
+            received=sum(p.received for p in parts),
+            succeeded=sum(p.succeeded for p in parts),
+            failed=sum(p.failed for p in parts),
+            workers=sum(p.workers for p in parts),
+            first_poll=min((p.first_poll for p in parts if p.first_poll), default=0.0),
+            last_done=max((p.last_done for p in parts), default=0.0),
+        )
 
 
 class Runner:
@@ -476,6 +498,7 @@ class Runner:
             )
         self.stats.succeeded += len(done)
         self.stats.failed += len(failed)
+        self.stats.last_done = time.time()
         # The queue's length is not known up front: the bar counts messages handled.
         progress.advance("local run: messages", self.stats.received)
         return len(messages)
@@ -493,6 +516,7 @@ class Runner:
         """
         start = time.monotonic()
         idle_since = time.monotonic()
+        self.stats.first_poll = self.stats.first_poll or time.time()
         while True:
             if until is not None and until():
                 return True
@@ -503,6 +527,57 @@ class Runner:
                 idle_since = time.monotonic()
             elif until_idle is not None and time.monotonic() - idle_since >= until_idle:
                 return True
+
+
+def _run_one(
+    cfg: StackConfig, batch_size: int, until_idle: float | None, max_seconds: float | None
+) -> RunStats:
+    """One worker: a Runner until the queue is idle or time is up (Ctrl-C ends it too)."""
+    runner = Runner(cfg, batch_size=batch_size)
+    with contextlib.suppress(KeyboardInterrupt):
+        runner.run(until_idle=until_idle, max_seconds=max_seconds)
+    return runner.stats
+
+
+def run_workers(
+    cfg: StackConfig,
+    workers: int = 1,
+    *,
+    batch_size: int = 10,
+    until_idle: float | None = None,
+    max_seconds: float | None = None,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> RunStats:
+    """``workers`` runners on one queue, each in its own process, as several Lambda
+    execution environments are: one batch at a time per worker, the handler's
+    module state (settings, pipeline, clients) its own. Processes, not threads: the
+    handler's work (extraction, ICU segmentation, tokenizing, building the bulk
+    bodies) is CPU-bound Python that holds the GIL, and the handler module keeps one
+    pipeline per process. ``initializer(*initargs)`` runs first in each worker (the
+    benchmarks swap the embedder there). One worker without an initializer runs in
+    this process. Returns the summed stats."""
+    if workers < 1:
+        raise ConfigError(f"workers: at least 1, got {workers}")
+    if workers == 1 and initializer is None:
+        return _run_one(cfg, batch_size, until_idle, max_seconds)
+    context = multiprocessing.get_context("spawn")  # no boto3/OpenSearch state forked
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=initializer, initargs=initargs
+    ) as pool:
+        jobs = [
+            pool.submit(_run_one, cfg, batch_size, until_idle, max_seconds) for _ in range(workers)
+        ]
+        return RunStats.total(_result_after_interrupts(job) for job in jobs)
+
+
+def _result_after_interrupts(job: Future[RunStats]) -> RunStats:
+    """Ctrl-C reaches the workers too; they stop after their batch and report."""
+    while True:
+        try:
+            return job.result()
+        except KeyboardInterrupt:
+            continue
 
 
 def queue_depths(cfg: StackConfig) -> dict[str, int]:
@@ -519,6 +594,21 @@ def queue_depths(cfg: StackConfig) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------- CLI
+
+
+def wait_until_drained(cfg: StackConfig, idle: float, poll: float = 5.0) -> float:
+    """Block until the ingest queue has held nothing, waiting or in flight, for
+    ``idle`` seconds (others drain it: the ingest functions); returns the seconds
+    waited."""
+    sqs = _boto("sqs", cfg)
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    start = empty_since = time.monotonic()
+    while time.monotonic() - empty_since < idle:
+        attrs = sqs.get_queue_attributes(QueueUrl=cfg.queue_url, AttributeNames=names)
+        if any(int(attrs["Attributes"].get(n, 0)) for n in names):
+            empty_since = time.monotonic()
+        time.sleep(poll)
+    return time.monotonic() - start
 
 
 def _stack_args(p: argparse.ArgumentParser) -> None:
@@ -571,6 +661,9 @@ def main_local(argv: Sequence[str]) -> int:
         "--max-seconds", type=float, default=None, help="exit after S seconds (default: no limit)"
     )
     run.add_argument("--batch-size", type=int, default=10, help="messages per handler call")
+    run.add_argument(
+        "--workers", type=int, default=1, help="worker processes polling the queue (default 1)"
+    )
     add_progress_flag(run)
     args = parse_args(p, argv)
     if isinstance(args, int):
@@ -629,11 +722,15 @@ def main_local(argv: Sequence[str]) -> int:
         return 0
     cfg = _require_state()
     export_env({"POWERTOOLS_METRICS_DISABLED": "true"}, only_unset=True)
-    runner = Runner(cfg, batch_size=args.batch_size)
-    _say(f"polling {cfg.queue_url} (Ctrl-C to stop)")
-    with contextlib.suppress(KeyboardInterrupt), showing_progress(args.progress):
-        runner.run(until_idle=args.until_idle, max_seconds=args.max_seconds)
-    s = runner.stats
+    _say(f"polling {cfg.queue_url} with {args.workers} worker(s) (Ctrl-C to stop)")
+    with showing_progress(args.progress):
+        s = run_workers(
+            cfg,
+            args.workers,
+            batch_size=args.batch_size,
+            until_idle=args.until_idle,
+            max_seconds=args.max_seconds,
+        )
     _say(f"batches {s.batches}, messages {s.received}, ok {s.succeeded}, failed {s.failed}")
     return 0
 

@@ -631,7 +631,7 @@ def _require_state() -> StackConfig:
     return cfg
 
 
-def main_local(argv: Sequence[str]) -> int:
+def _local_parser() -> argparse.ArgumentParser:
     p = parser(
         "chunkwise local",
         "The local stack: OpenSearch and the S3/SQS emulator, the bucket, queues and "
@@ -650,7 +650,11 @@ def main_local(argv: Sequence[str]) -> int:
     down.add_argument("--all", action="store_true", help="also services `up` found running")
     sub_parser("status", help="services, queue depths, live generation")
     sub_parser("env", help="print the stack's environment as export lines")
-    run = sub_parser("run", help="poll the queue and call the ingest handler")
+    _run_args(sub_parser("run", help="poll the queue and call the ingest handler"))
+    return p
+
+
+def _run_args(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--until-idle",
         type=float,
@@ -665,61 +669,77 @@ def main_local(argv: Sequence[str]) -> int:
         "--workers", type=int, default=1, help="worker processes polling the queue (default 1)"
     )
     add_progress_flag(run)
-    args = parse_args(p, argv)
+
+
+def main_local(argv: Sequence[str]) -> int:
+    args = parse_args(_local_parser(), argv)
     if isinstance(args, int):
         return args
-    if args.cmd == "up":
-        cfg = StackConfig(
-            bucket=args.bucket,
-            queue=args.queue,
-            dlq=args.dlq,
-            input_prefix=args.input_prefix,
-            index_prefix=args.index_prefix,
-            visibility_timeout=args.visibility_timeout,
-            max_receive_count=args.max_receive_count,
-            region=args.region,
-        )
-        previous = load_state()
-        try:
-            stack_up(cfg)
-        finally:  # saved even when `up` fails half-way, so `down` stops what it started
-            if previous is not None:  # remember what an earlier `up` started
-                cfg.started = sorted(set(previous.started) | set(cfg.started))
-            save_state(cfg)
-        _say(
-            f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`"
-        )
-        _say("stop with `chunkwise local down`")
-        return 0
-    if args.cmd == "env":
-        env = _require_state().env()
-        if env["AWS_ENDPOINT_URL"].startswith(("http://127.", "http://localhost")):
-            outside = local_stack_env()
-            env["AWS_ACCESS_KEY_ID"] = outside.aws_access_key_id or "test"
-            env["AWS_SECRET_ACCESS_KEY"] = outside.aws_secret_access_key or "test"
-        for k, v in env.items():
-            if v:
-                print(f"export {k}={json.dumps(v)}")
-        return 0
-    if args.cmd == "status":
-        return _status()
-    if args.cmd == "down":
-        cfg = load_state() or StackConfig()
-        which = ["localstack", "opensearch", "embed-endpoint"] if args.all else list(cfg.started)
-        if "embed-endpoint" in which:
-            from chunkwise.cli import embed_endpoint
+    commands: dict[str, Callable[[argparse.Namespace], int]] = {
+        "up": _local_up,
+        "env": _local_env,
+        "status": lambda _args: _status(),
+        "down": _local_down,
+        "run": _local_run,
+    }
+    return commands[args.cmd](args)
 
-            embed_endpoint.down()
-        if "localstack" in which:
-            _script("scripts/localstack.sh", "down")
-        if "opensearch" in which:
-            _script("tools/opensearch/opensearch.sh", "down")
-        if not which:
-            _say("nothing was started by `chunkwise local up` (use --all to stop both anyway)")
-        cfg.started = [s for s in cfg.started if s not in which]
-        if state_path().exists():
-            save_state(cfg)
-        return 0
+
+def _local_up(args: argparse.Namespace) -> int:
+    cfg = StackConfig(
+        bucket=args.bucket,
+        queue=args.queue,
+        dlq=args.dlq,
+        input_prefix=args.input_prefix,
+        index_prefix=args.index_prefix,
+        visibility_timeout=args.visibility_timeout,
+        max_receive_count=args.max_receive_count,
+        region=args.region,
+    )
+    previous = load_state()
+    try:
+        stack_up(cfg)
+    finally:  # saved even when `up` fails half-way, so `down` stops what it started
+        if previous is not None:  # remember what an earlier `up` started
+            cfg.started = sorted(set(previous.started) | set(cfg.started))
+        save_state(cfg)
+    _say(f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`")
+    _say("stop with `chunkwise local down`")
+    return 0
+
+
+def _local_env(args: argparse.Namespace) -> int:
+    env = _require_state().env()
+    if env["AWS_ENDPOINT_URL"].startswith(("http://127.", "http://localhost")):
+        outside = local_stack_env()
+        env["AWS_ACCESS_KEY_ID"] = outside.aws_access_key_id or "test"
+        env["AWS_SECRET_ACCESS_KEY"] = outside.aws_secret_access_key or "test"
+    for k, v in env.items():
+        if v:
+            print(f"export {k}={json.dumps(v)}")
+    return 0
+
+
+def _local_down(args: argparse.Namespace) -> int:
+    cfg = load_state() or StackConfig()
+    which = ["localstack", "opensearch", "embed-endpoint"] if args.all else list(cfg.started)
+    if "embed-endpoint" in which:
+        from chunkwise.cli import embed_endpoint
+
+        embed_endpoint.down()
+    if "localstack" in which:
+        _script("scripts/localstack.sh", "down")
+    if "opensearch" in which:
+        _script("tools/opensearch/opensearch.sh", "down")
+    if not which:
+        _say("nothing was started by `chunkwise local up` (use --all to stop both anyway)")
+    cfg.started = [s for s in cfg.started if s not in which]
+    if state_path().exists():
+        save_state(cfg)
+    return 0
+
+
+def _local_run(args: argparse.Namespace) -> int:
     cfg = _require_state()
     export_env({"POWERTOOLS_METRICS_DISABLED": "true"}, only_unset=True)
     _say(f"polling {cfg.queue_url} with {args.workers} worker(s) (Ctrl-C to stop)")
@@ -812,7 +832,7 @@ def main_ingest(argv: Sequence[str]) -> int:
     return rc
 
 
-def main_reconcile(argv: Sequence[str]) -> int:
+def _reconcile_parser() -> argparse.ArgumentParser:
     p = parser(
         "chunkwise reconcile",
         "sweep: compare the bucket's current versions with the live index and repair "
@@ -836,40 +856,65 @@ def main_reconcile(argv: Sequence[str]) -> int:
     p.add_argument("--force", action="store_true", help="finish: swap even if incomplete")
     p.add_argument("--older-than", default=None, help="retention: e.g. 7d (default: setting)")
     add_progress_flag(p)
-    args = parse_args(p, argv)
+    return p
+
+
+def main_reconcile(argv: Sequence[str]) -> int:
+    args = parse_args(_reconcile_parser(), argv)
     if isinstance(args, int):
         return args
-    from chunkwise.ingest.operations import finish_rechunk, run_retention, run_sweep, start_rechunk
+    actions: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
+        "retention": _reconcile_retention,
+        "sweep": _reconcile_sweep,
+        "rechunk": _reconcile_rechunk,
+        "finish": _reconcile_finish,
+    }
+    return actions[args.action](_stack_settings(), args)
 
-    settings = _stack_settings()
-    if args.action == "retention":
-        kept = run_retention(settings, args.older_than)
-        print(json.dumps(kept.__dict__))
-        return 0
-    if args.action == "sweep":
-        with showing_progress(args.progress):
-            res = run_sweep(settings, enqueue=args.enqueue)
-        print(
-            json.dumps(
-                {
-                    "bucket_keys": res.bucket_keys,
-                    "indexed_keys": res.indexed_keys,
-                    "drifted": res.drifted,
-                    "enqueued": res.enqueued,
-                    "repaired": res.repaired,
-                    "failed": res.failed,
-                    "known_failures": res.known_failures,
-                },
-                ensure_ascii=False,
-            )
+
+def _reconcile_retention(settings: Settings, args: argparse.Namespace) -> int:
+    from chunkwise.ingest.operations import run_retention
+
+    kept = run_retention(settings, args.older_than)
+    print(json.dumps(kept.__dict__))
+    return 0
+
+
+def _reconcile_sweep(settings: Settings, args: argparse.Namespace) -> int:
+    from chunkwise.ingest.operations import run_sweep
+
+    with showing_progress(args.progress):
+        res = run_sweep(settings, enqueue=args.enqueue)
+    print(
+        json.dumps(
+            {
+                "bucket_keys": res.bucket_keys,
+                "indexed_keys": res.indexed_keys,
+                "drifted": res.drifted,
+                "enqueued": res.enqueued,
+                "repaired": res.repaired,
+                "failed": res.failed,
+                "known_failures": res.known_failures,
+            },
+            ensure_ascii=False,
         )
-        return 1 if res.failed else 0
-    if args.action == "rechunk":
-        with showing_progress(args.progress):
-            gen, n = start_rechunk(settings, args.generation)
-        print(json.dumps({"generation": gen, "enqueued": n}))
-        print(f"when the queue is drained: chunkwise reconcile finish {gen}", file=sys.stderr)
-        return 0
+    )
+    return 1 if res.failed else 0
+
+
+def _reconcile_rechunk(settings: Settings, args: argparse.Namespace) -> int:
+    from chunkwise.ingest.operations import start_rechunk
+
+    with showing_progress(args.progress):
+        gen, n = start_rechunk(settings, args.generation)
+    print(json.dumps({"generation": gen, "enqueued": n}))
+    print(f"when the queue is drained: chunkwise reconcile finish {gen}", file=sys.stderr)
+    return 0
+
+
+def _reconcile_finish(settings: Settings, args: argparse.Namespace) -> int:
+    from chunkwise.ingest.operations import finish_rechunk
+
     if not args.generation:
         print("chunkwise reconcile finish: GENERATION is required", file=sys.stderr)
         return 2

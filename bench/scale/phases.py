@@ -1,0 +1,268 @@
+"""The phases of the scale benchmark (see bench.scale.run)."""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from bench.scale.corpus import Document, Generator
+from bench.scale.fake_embed import FixedCostEmbedder, install
+from bench.scale.queries import (
+    KINDS,
+    Latencies,
+    measure,
+    percentiles,
+    sample_queries,
+)
+from chunkwise.adapters.opensearch.index import connect
+from chunkwise.adapters.opensearch.search import Searcher
+from chunkwise.cli.local import (
+    RunStats,
+    StackConfig,
+    delete_resources,
+    queue_depths,
+    run_workers,
+    stack_up,
+)
+from chunkwise.index.bodies import make_doc_id
+from chunkwise.search.hybrid import PIPELINE_RRF, SearchFilters
+
+UPLOAD_THREADS = 8
+IDLE_S = 4.0  # a worker stops after this long without a message
+
+
+def load_now() -> float:
+    import os
+
+    return round(os.getloadavg()[0], 2)
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        import os
+
+        import boto3
+
+        self.args = args
+        self.gen = Generator(args.seed)
+        tag = uuid.uuid4().hex[:6]
+        self.cfg = StackConfig(
+            bucket=f"scale-{tag}",
+            queue=f"scale-{tag}-ingest",
+            dlq=f"scale-{tag}-dlq",
+            index_prefix=f"scale-{tag}",
+            visibility_timeout=600,
+            endpoint=os.environ.get("AWS_ENDPOINT_URL")
+            or f"http://127.0.0.1:{os.environ.get('LOCALSTACK_PORT', '4566')}",
+            opensearch_url=os.environ.get("OPENSEARCH_URL")
+            or f"http://127.0.0.1:{os.environ.get('OPENSEARCH_PORT', '9200')}",
+        )
+        stack_up(self.cfg, start=False)
+        from chunkwise.wiring import load_settings
+
+        self.settings = load_settings()
+        self.s3 = boto3.client("s3", endpoint_url=self.cfg.endpoint, region_name=self.cfg.region)
+        self.client = connect(self.cfg.opensearch_url, timeout=120)
+        self.read_alias = self.settings.names.read_alias
+        self.embedder = FixedCostEmbedder(sleep_per_call=0.0)
+        self.searcher = Searcher(self.client, self.embedder, self.settings.names)
+        self.calls: Any = multiprocessing.get_context("spawn").Value("i", 0)
+        self.versions: dict[str, str] = {}  # S3 key -> current version id
+        self.ingested = 0  # documents 0..ingested-1 are in the bucket
+
+    # ------------------------------------------------------------------ helpers
+    def _put(self, doc: Document) -> tuple[str, str]:
+        key = f"{self.cfg.input_prefix}{doc.key}"
+        r = self.s3.put_object(
+            Bucket=self.cfg.bucket, Key=key, Body=doc.text.encode(), ContentType="text/markdown"
+        )
+        return key, str(r["VersionId"])
+
+    def upload(self, docs: Iterable[Document]) -> float:
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(UPLOAD_THREADS) as ex:
+            for key, version in ex.map(self._put, docs):
+                self.versions[key] = version
+        return time.perf_counter() - t0
+
+    def wait_queued(self, n: int, timeout: float = 300.0) -> None:
+        """Until the bucket's notifications of ``n`` uploads are all on the queue."""
+        deadline = time.monotonic() + timeout
+        while queue_depths(self.cfg)["queue"] < n:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"only {queue_depths(self.cfg)} of {n} notifications queued")
+            time.sleep(0.5)
+
+    def live_chunks(self) -> int:
+        body = {"query": {"bool": {"filter": SearchFilters().clauses()}}}
+        self.client.indices.refresh(index=self.read_alias)
+        return int(self.client.count(index=self.read_alias, body=body)["count"])
+
+    def workers(self, n: int, **kw: Any) -> RunStats:
+        return run_workers(
+            self.cfg,
+            n,
+            initializer=install,
+            initargs=(self.calls, self.args.sleep),
+            **kw,
+        )
+
+    # ------------------------------------------------------------------ phases
+    def run(self, phases: list[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {"config": self.describe()}
+        for name in phases:
+            key = name if name not in out else f"{name}_after_swap"
+            waited = self.wait_for_quiet()
+            print(f"scale: phase {key} (load {load_now()}, waited {waited} s)", flush=True)
+            t0 = time.perf_counter()
+            out[key] = getattr(self, f"phase_{name}")()
+            out[key + "_seconds"] = round(time.perf_counter() - t0)
+            print(f"scale: {key}: {out[key]}", flush=True)
+        return out
+
+    def wait_for_quiet(self) -> int:
+        """Before a phase: until the 1-minute load is under --max-load (at most
+        --quiet-wait seconds; the phase records the load it started at either way)."""
+        t0 = time.monotonic()
+        while load_now() >= self.args.max_load and time.monotonic() - t0 < self.args.quiet_wait:
+            time.sleep(5)
+        return round(time.monotonic() - t0)
+
+    def describe(self) -> dict[str, Any]:
+        info = self.client.info()["version"]["number"]
+        nodes = self.client.nodes.info(metric="jvm")["nodes"]
+        heap = [n["jvm"]["mem"]["heap_max_in_bytes"] // 2**20 for n in nodes.values()]
+        args = [a for n in nodes.values() for a in n["jvm"].get("input_arguments", [])]
+        return {
+            "docs": self.args.docs,
+            "seed": self.args.seed,
+            "text_source": self.gen.source,
+            "fake_embed_sleep_per_call_s": self.args.sleep,
+            "opensearch": info,
+            "heap_mb": heap,
+            "c1_only_jit": any("TieredStopAtLevel=1" in a for a in args),
+        }
+
+    def phase_ingest(self) -> list[dict[str, Any]]:
+        counts = [int(w) for w in self.args.workers.split(",")]
+        shares = [float(s) for s in self.args.shares.split(",")]
+        sizes = [round(self.args.docs * s) for s in shares]
+        sizes[-1] = self.args.docs - sum(sizes[:-1])
+        return [self._slice(w, n) for w, n in zip(counts, sizes, strict=True)]
+
+    def _slice(self, workers: int, n: int) -> dict[str, Any]:
+        upload_s = self.upload(self.gen.documents(n, self.ingested))
+        self.ingested += n
+        self.wait_queued(n)
+        chunks0, calls0, load = self.live_chunks(), self.calls.value, load_now()
+        t0 = time.time()
+        stats = self.workers(workers, until_idle=IDLE_S)
+        wall = stats.last_done - stats.first_poll
+        slept = (self.calls.value - calls0) * self.args.sleep / workers
+        chunks = self.live_chunks() - chunks0
+        return {
+            "workers": workers,
+            "docs": stats.succeeded,
+            "failed": stats.failed,
+            "chunks": chunks,
+            "upload_s": round(upload_s, 1),
+            "startup_s": round(stats.first_poll - t0, 1),
+            "wall_s": round(wall, 1),
+            "embed_sleep_s_per_worker": round(slept, 1),
+            "docs_per_s": round(stats.succeeded / wall, 1),
+            "docs_per_s_excl_embed": round(stats.succeeded / (wall - slept), 1),
+            "chunks_per_s": round(chunks / wall, 0),
+            "load_before": load,
+            "load_after": load_now(),
+        }
+
+    def phase_bulk(self) -> dict[str, Any]:
+        from bench.scale.bulk import bulk_phase
+
+        return bulk_phase(self, self.args.bulk_chunks)
+
+    def phase_preload(self) -> dict[str, Any]:
+        from bench.scale.bulk import preload_phase
+
+        return preload_phase(self, self.args.preload)
+
+    def phase_queries(self) -> dict[str, Any]:
+        """Latency at the current size while revisions arrive at --ingest-rate."""
+        queries = sample_queries(
+            self.gen, self.ingested, self.args.query_rounds + 50, self.embedder
+        )
+        stop = threading.Event()
+        revised: list[float] = []  # when each revision was uploaded
+        writer = threading.Thread(target=self._revise, args=(stop, revised), daemon=True)
+        stats: list[RunStats] = []
+        worker = threading.Thread(
+            target=lambda: stats.append(self.workers(1, until_idle=IDLE_S)), daemon=True
+        )
+        load = load_now()
+        writer.start()
+        worker.start()
+        time.sleep(5.0)  # the worker's cold start, not part of the measurement
+        t0 = time.perf_counter()
+        lat = measure(self.client, self.read_alias, PIPELINE_RRF, queries, self.searcher)
+        elapsed = time.perf_counter() - t0
+        stop.set()
+        writer.join()
+        worker.join()
+        uploads = sum(1 for t in revised if t >= t0)
+        return {
+            "chunks": self.live_chunks(),
+            **self.latency_summary(lat),
+            "uploads_per_s": round(uploads / elapsed, 2),
+            "revisions_indexed": stats[0].succeeded,
+            "load_before": load,
+            "load_after": load_now(),
+        }
+
+    def _revise(self, stop: threading.Event, revised: list[float]) -> None:
+        """New revisions of already indexed documents at --ingest-rate per second."""
+        period = 1.0 / self.args.ingest_rate
+        n = 0
+        next_at = time.perf_counter()
+        while not stop.is_set():
+            doc = self.gen.document(n % max(1, self.ingested), revision=1 + n // self.ingested)
+            key, version = self._put(doc)
+            self.versions[key] = version
+            revised.append(time.perf_counter())
+            n += 1
+            next_at += period
+            time.sleep(max(0.0, next_at - time.perf_counter()))
+
+    @staticmethod
+    def latency_summary(lat: Latencies) -> dict[str, Any]:
+        return {
+            "rounds": len(lat.took_ms["bm25"]),
+            "errors": lat.errors,
+            "took_ms": {k: percentiles(lat.took_ms[k]) for k in KINDS},
+            "client_ms": {k: percentiles(v) for k, v in lat.client_ms.items()},
+        }
+
+    def phase_swap(self) -> dict[str, Any]:
+        from bench.scale.swap import swap_phase
+
+        return swap_phase(self)
+
+    def current_markers(self) -> dict[str, tuple[str, str]]:
+        from bench.scale.corpus import marker_for
+
+        out = {}
+        for n in range(self.ingested):
+            key = f"{self.cfg.input_prefix}{self.gen.document(n).key}"
+            out[marker_for(self.gen.seed, n)] = (
+                make_doc_id(self.cfg.bucket, key),
+                self.versions[key],
+            )
+        return out
+
+    def cleanup(self) -> list[str]:
+        return delete_resources(self.cfg, self.client)

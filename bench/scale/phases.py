@@ -64,7 +64,7 @@ class Bench:
             or f"http://127.0.0.1:{os.environ.get('OPENSEARCH_PORT', '9200')}",
         )
         stack_up(self.cfg, start=False)
-        from chunkwise.wiring import load_settings
+        from chunkwise.settings import load_settings
 
         self.settings = load_settings()
         self.s3 = boto3.client("s3", endpoint_url=self.cfg.endpoint, region_name=self.cfg.region)

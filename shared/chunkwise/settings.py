@@ -126,6 +126,10 @@ class AdminSettings(OpenSearchSettings, EmbedderSettings):
     query_connector_role_arn: str = ""
 
 
+class BackfillSettings(OpenSearchSettings, QueueSettings):
+    """`chunkwise backfill`: the generation it tunes and the queue it waits on."""
+
+
 class Settings(ReconcileSettings, QuerySettings, AdminSettings):
     """Everything: the local runner and the command line play every function."""
 

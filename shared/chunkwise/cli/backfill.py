@@ -35,7 +35,7 @@ from chunkwise.cli.common import parse_args, parser
 from chunkwise.index.backfill import BackfillSpec
 
 if TYPE_CHECKING:
-    from chunkwise.wiring import Settings
+    from chunkwise.settings import BackfillSettings
 
 QUEUE_POLL_S = 5.0
 
@@ -75,11 +75,12 @@ def main_backfill(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
-    from chunkwise.cli.local import _settings_env
-    from chunkwise.wiring import load_settings, opensearch_client, opensearch_index
+    from chunkwise.cli.local import use_stack_env
+    from chunkwise.settings import BackfillSettings, load_settings
+    from chunkwise.wiring import opensearch_client, opensearch_index
 
-    _settings_env()
-    settings = load_settings(need_bucket=False)
+    use_stack_env()
+    settings = load_settings(BackfillSettings)
     client = opensearch_client(settings)
     generation = args.generation or opensearch_index(settings, client=client).live_generation()
     if not generation:
@@ -112,7 +113,7 @@ def main_backfill(argv: Sequence[str]) -> int:
     return 0
 
 
-def _drain(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+def _drain(args: argparse.Namespace, settings: BackfillSettings) -> dict[str, Any]:
     """Run local workers until the queue is idle, or wait until others drained it."""
     from chunkwise.cli.local import StackConfig, load_state, run_workers, wait_until_drained
 

@@ -791,14 +791,18 @@ def _status() -> int:
     return rc
 
 
-def _stack_settings() -> Settings:
-    """The settings of the local stack's environment, unless CHUNKWISE_BUCKET names
-    another stack."""
+def use_stack_env() -> None:
+    """Point this process at the local stack, unless CHUNKWISE_BUCKET names another."""
     if not local_stack_env().chunkwise_bucket:
         cfg = load_state()
         if cfg is not None:
             apply_env(cfg.env())
     apply_env({"AWS_ENDPOINT_URL": local_stack_env().aws_endpoint_url})
+
+
+def _stack_settings() -> Settings:
+    """The settings of the local stack's environment (see `use_stack_env`)."""
+    use_stack_env()
     return load_settings()
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from chunkwise import chunk_text
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries
+from chunkwise.index.backfill import BackfillSpec
 from chunkwise.index.bodies import State, bulk_actions, make_doc_id
 from chunkwise.schema import Chunk
 
@@ -50,8 +51,15 @@ def _send(bench: Bench, actions: list[dict[str, Any]]) -> float:
 
 
 def one_run(
-    bench: Bench, mode: str, chunks: list[Chunk], vectors: list[list[float]]
+    bench: Bench,
+    mode: str,
+    chunks: list[Chunk],
+    vectors: list[list[float]],
+    spec: BackfillSpec | None = None,
 ) -> dict[str, Any]:
+    """``spec`` None: the generation's own settings; else under `backfilling(spec)`.
+    Either way the run ends like a backfill (refresh, force merge to one segment), so
+    that both figures include the graph work the merges owe."""
     from bench.scale.phases import load_now
 
     emb = bench.embedder
@@ -60,18 +68,19 @@ def one_run(
     )
     actions = list(bulk_actions(chunks, vectors, index=index, state=State.LIVE))
     load = load_now()
-    ctx = backfilling(bench.client, index) if mode == "backfill" else contextlib.nullcontext()
+    ctx = contextlib.nullcontext() if spec is None else backfilling(bench.client, index, spec)
     with ctx:
         seconds = _send(bench, actions)
-    finish = OpenSearchBackfill(bench.client, index).finish(
-        max_segments=1 if mode == "backfill" else None, warmup=mode == "backfill"
-    )
+    segments = OpenSearchBackfill(bench.client, index).segments()
+    finish = OpenSearchBackfill(bench.client, index).finish(max_segments=1, warmup=True)
     bench.client.indices.delete(index=index)
     after = seconds + finish.refresh_s + finish.merge_s + finish.warmup_s
     return {
         "chunks": len(actions),
         "bulk_s": round(seconds, 1),
         "chunks_per_s": round(len(actions) / seconds),
+        "refresh_interval": spec.refresh_interval if spec else "1s (default)",
+        "segments_before_merge": segments,
         "refresh_s": round(finish.refresh_s, 1),
         "force_merge_s": round(finish.merge_s, 1),
         "segments_after": finish.segments,
@@ -84,12 +93,14 @@ def one_run(
 def bulk_phase(bench: Bench, n_chunks: int) -> dict[str, Any]:
     chunks = make_chunks(bench, n_chunks)
     vectors = [bench.embedder.vector(c.text) for c in chunks]
-    return {
-        "streams": STREAMS,
-        "batch": BATCH,
-        "backfill": one_run(bench, "backfill", chunks, vectors),
-        "default": one_run(bench, "default", chunks, vectors),
-    }
+    out: dict[str, Any] = {"streams": STREAMS, "batch": BATCH}
+    out["default"] = one_run(bench, "default", chunks, vectors)
+    for refresh in bench.args.bulk_refresh.split(","):
+        spec = BackfillSpec(refresh_interval=refresh)
+        out[f"backfill_{refresh}"] = one_run(
+            bench, "bf" + refresh.replace("-", "off"), chunks, vectors, spec
+        )
+    return out
 
 
 #: Preloaded documents are numbered apart from the ingested and the bulk ones.

@@ -44,6 +44,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--sleep", type=float, default=0.02, help="fake embedding: seconds per call")
     ap.add_argument("--bulk-chunks", type=int, default=30_000)
+    ap.add_argument("--bulk-refresh", default="-1", help="refresh intervals of the backfill runs")
     ap.add_argument("--query-rounds", type=int, default=400, help="queries of each kind")
     ap.add_argument("--ingest-rate", type=float, default=5.0, help="documents/s during queries")
     ap.add_argument("--preload", type=int, default=0, help="chunks of the preload phase")

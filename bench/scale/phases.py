@@ -149,12 +149,27 @@ class Bench:
             "c1_only_jit": any("TieredStopAtLevel=1" in a for a in args),
         }
 
-    def phase_ingest(self) -> list[dict[str, Any]]:
+    def phase_ingest(self) -> dict[str, Any]:
         counts = [int(w) for w in self.args.workers.split(",")]
         shares = [float(s) for s in self.args.shares.split(",")]
         sizes = [round(self.args.docs * s) for s in shares]
         sizes[-1] = self.args.docs - sum(sizes[:-1])
-        return [self._slice(w, n) for w, n in zip(counts, sizes, strict=True)]
+        if not self.args.ingest_backfill:
+            return {"slices": [self._slice(w, n) for w, n in zip(counts, sizes, strict=True)]}
+        # The first load of a store is a backfill: `chunkwise backfill`'s settings on the
+        # live generation while the slices drain, then its refresh, merge and warmup.
+        from chunkwise.adapters.opensearch.backfill import backfilling
+
+        (index,) = self.client.indices.get_alias(name=self.settings.names.write_alias)
+        with backfilling(self.client, index) as backfill:
+            slices = [self._slice(w, n) for w, n in zip(counts, sizes, strict=True)]
+        finish = backfill.finish(max_segments=1, warmup=True)
+        return {
+            "slices": slices,
+            "under_backfill_settings": True,
+            "force_merge_s": round(finish.merge_s, 1),
+            "segments_after": finish.segments,
+        }
 
     def _slice(self, workers: int, n: int) -> dict[str, Any]:
         upload_s = self.upload(self.gen.documents(n, self.ingested))

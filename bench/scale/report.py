@@ -49,7 +49,15 @@ def markdown(report: dict[str, Any]) -> str:
     lines += ["```json", json.dumps(report.get("config", {}), indent=1), "```", ""]
     if "ingest" in report:
         lines += ["## Ingest through the queue (revision protocol)", ""]
-        lines += [*_ingest_table(report["ingest"]), ""]
+        ingest = report["ingest"]
+        lines += [*_ingest_table(ingest["slices"]), ""]
+        if ingest.get("under_backfill_settings"):
+            lines += [
+                "Under `chunkwise backfill`'s settings on the live generation (refresh off, "
+                f"no replicas, async translog); then a force merge of {ingest['force_merge_s']} s "
+                f"to {ingest['segments_after']} segment(s) and the k-NN warmup.",
+                "",
+            ]
     if "preload" in report:
         lines += ["## Preload (bulk into the live generation)", "", "```json"]
         lines += [json.dumps(report["preload"], indent=1), "```", ""]

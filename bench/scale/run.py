@@ -41,6 +41,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--docs", type=int, default=10_000, help="documents generated and ingested")
     ap.add_argument("--workers", default="1,2,4", help="worker counts of the ingest slices")
     ap.add_argument("--shares", default="0.15,0.25,0.6", help="share of the documents per slice")
+    ap.add_argument(
+        "--no-ingest-backfill",
+        dest="ingest_backfill",
+        action="store_false",
+        help="ingest under the generation's own settings (default: as a backfill)",
+    )
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--sleep", type=float, default=0.02, help="fake embedding: seconds per call")
     ap.add_argument("--bulk-chunks", type=int, default=30_000)

@@ -575,25 +575,30 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     """The first document uses most of the time; the second gets 7 s (less than a fair
     share): past its deadline it fails as transient, to be retried in another
     invocation, and is not recorded as broken for good. The first document of an
-    invocation always had a fair share: over its deadline it fails for good."""
+    invocation always had a fair share: over its deadline it fails for good.
+    The time goes into loading each document (the batch's documents share their
+    embedding calls): the first one, with little of its share left, is embedded
+    before its batch-mate loads, not made to wait for it."""
     mod = load("ingest")
     rig = make_rig(counter)
     mod._PIPELINE = rig.pipeline
     clock = [0.0]
     mod.CLOCK = lambda: clock[0]
-    embed = rig.embedder.embed
+    load_chunks = rig.pipeline.load_chunks
+    seconds = {"incoming/manual_en.md": 10.0, "incoming/handbuch_de.md": 13.0}
 
-    def embed_ten_seconds(texts: Any) -> list[list[float]]:
-        clock[0] += 10.0
-        return embed(texts)  # type: ignore[no-any-return]
+    def slow_load(version: Any, *args: Any) -> Any:
+        chunks = load_chunks(version, *args)
+        clock[0] += seconds[version.key]
+        return chunks
 
-    rig.embedder.embed = embed_ten_seconds  # type: ignore[method-assign]
+    rig.pipeline.load_chunks = slow_load  # type: ignore[method-assign]
     rig.store.put("incoming/manual_en.md", MANUAL)
     rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
     event = {
         "Records": [
             _record_for("incoming/manual_en.md", "m-first"),  # granted 12 s, needs 10
-            _record_for("incoming/handbuch_de.md", "m-late"),  # granted 7 s, needs 10
+            _record_for("incoming/handbuch_de.md", "m-late"),  # granted 7 s, needs 13
         ]
     }
     out = mod.lambda_handler(event, FakeClockContext(clock, timeout_s=27.0))

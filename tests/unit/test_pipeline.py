@@ -551,3 +551,41 @@ def test_the_documents_own_error_survives_a_failing_failure_marker(counter: obje
     rig.index.record_failure = unavailable  # type: ignore[method-assign]
     with pytest.raises(CorruptDocument):
         rig.pipeline.ingest(change("incoming/bad.pdf"))
+
+
+def _short_doc(i: int, extra: str = "") -> bytes:
+    return f"# Note {i}\n\nThe ferry {i} leaves at nine.{extra}\n\nIt returns at five.\n".encode()
+
+
+def test_documents_of_one_batch_share_their_embedding_calls(counter: object) -> None:
+    rig = make_rig(counter)
+    keys = [f"incoming/note-{i}.md" for i in range(6)]
+    for i, key in enumerate(keys):
+        rig.store.put(key, _short_doc(i))
+    results = rig.pipeline.ingest_batch([change(k) for k in keys])
+    assert [r.status for r in results] == ["indexed"] * 6
+    chunks = sum(r.chunks for r in results)
+    assert chunks > len(rig.embedder.calls)  # one call per document before
+    assert max(rig.embedder.calls) <= rig.embedder.batch_size
+    assert sum(rig.embedder.calls) == chunks and len(rig.embedder.calls) < len(keys)
+    for key, r in zip(keys, results, strict=True):
+        assert rig.index.live(make_doc_id(BUCKET, key)) == {r.revision}
+
+
+def test_a_text_the_model_refuses_fails_only_its_document(counter: object) -> None:
+    rig = make_rig(counter)
+    embed = rig.embedder.embed
+
+    def refuses_poison(texts: object) -> list[list[float]]:
+        if any("POISON" in t for t in texts):  # type: ignore[attr-defined]
+            raise PermanentError("the model refused a text")
+        return embed(texts)  # type: ignore[arg-type]
+
+    rig.embedder.embed = refuses_poison  # type: ignore[method-assign]
+    keys = [f"incoming/mix-{i}.md" for i in range(3)]
+    for i, key in enumerate(keys):
+        rig.store.put(key, _short_doc(i, " POISON" if i == 1 else ""))
+    results = rig.pipeline.ingest_batch([change(k) for k in keys])
+    assert [r.status for r in results] == ["indexed", "failed", "indexed"]
+    assert isinstance(results[1].error, PermanentError)
+    assert rig.index.live(make_doc_id(BUCKET, keys[0])) == {results[0].revision}

@@ -54,6 +54,7 @@ import logging
 import posixpath
 import time
 import urllib.parse
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -732,8 +733,10 @@ def _record_failure(
 
 
 class _Loader:
-    """The switch's `LoadFn`: fetch, extract, chunk and embed each document in its
-    own budget; an error stays that document's."""
+    """The switch's `LoadFn`: fetch, extract and chunk each document in its own budget,
+    and embed the chunks of consecutive documents together, in calls of the
+    embedder's batch size (Cohere Embed takes 96 texts per call: ten documents of ten
+    chunks are two calls, not ten); an error stays that document's."""
 
     def __init__(
         self,
@@ -750,36 +753,111 @@ class _Loader:
         self, items: Sequence[tuple[str, str, ObjectVersion]]
     ) -> dict[str, Loaded | ChunkwiseError]:
         out: dict[str, Loaded | ChunkwiseError] = {}
+        loaded: dict[str, list[Chunk]] = {}
+        shared = _SharedEmbedding(self, out)
         for doc_id, _key, version in items:
             change, result = self.docs[doc_id]
             budget = self.budgets.setdefault(doc_id, self.budget_for(change))
             try:
-                chunks = self.pipeline.load_chunks(version, doc_id, result, budget)
-                out[doc_id] = Loaded(chunks, self._embed([c.text for c in chunks], result, budget))
+                loaded[doc_id] = self.pipeline.load_chunks(version, doc_id, result, budget)
             except ChunkwiseError as exc:
-                # Kept until the batch ends: without its traceback, which holds the
-                # failed document's frames (source bytes, extracted text) alive.
-                out[doc_id] = exc.with_traceback(None)
-                del exc
-                gc.collect()  # what the failed document held is not the next one's to carry
+                self.fail(out, doc_id, exc)
+                continue
+            shared.add(doc_id, loaded[doc_id])
+        vectors = shared.finish()
+        for doc_id, chunks in loaded.items():
+            if doc_id not in out:
+                out[doc_id] = Loaded(chunks, vectors[doc_id])
         return out
 
-    def _embed(
-        self, texts: Sequence[str], result: IngestResult, budget: DocumentBudget
-    ) -> list[list[float]]:
+    @staticmethod
+    def fail(out: dict[str, Loaded | ChunkwiseError], doc_id: str, exc: ChunkwiseError) -> None:
+        # Kept until the batch ends: without its traceback, which holds the failed
+        # document's frames (source bytes, extracted text) alive.
+        out[doc_id] = exc.with_traceback(None)
+        del exc
+        gc.collect()  # what the failed document held is not the next one's to carry
+
+
+class _SharedEmbedding:
+    """The chunks of consecutive documents embedded in shared calls of ``step`` texts.
+
+    Full calls go out as soon as they are full; the rest waits for the next document,
+    unless a waiting document has used half of its time budget (its share of the
+    invocation must not run out while its batch-mates load), and goes out at the end.
+    Before each call the budget of every document in it is checked, as before each
+    step of a document alone; a document over it fails alone and its other texts
+    leave the queue. A call that fails is retried document by document, so that the
+    document whose text the model refused fails alone, not its call-mates."""
+
+    def __init__(self, loader: _Loader, out: dict[str, Loaded | ChunkwiseError]) -> None:
+        self.loader, self.out = loader, out
+        self.embedder = loader.pipeline.embedder
+        self.step = max(EMBED_STEP, int(self.embedder.batch_size))
+        self.queue: deque[tuple[str, str]] = deque()
+        self.vectors: dict[str, list[list[float]]] = {}
+        self.step_seconds = 0.0  # how long the last call took: the next one will be alike
+
+    def add(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        self.vectors[doc_id] = []
+        if not chunks:
+            self._check(doc_id, "index")
+        self.queue.extend((doc_id, c.text) for c in chunks)
+        self._flush(everything=self._pressed())
+
+    def finish(self) -> dict[str, list[list[float]]]:
+        self._flush(everything=True)
+        return self.vectors
+
+    def _pressed(self) -> bool:
+        for doc_id in dict.fromkeys(d for d, _ in self.queue):
+            budget = self.loader.budgets[doc_id]
+            left, granted = budget.seconds_left(), budget.granted_seconds
+            if left is not None and granted is not None and left < granted / 2:
+                return True
+        return False
+
+    def _flush(self, *, everything: bool) -> None:
+        while self.queue and (everything or len(self.queue) >= self.step):
+            batch = [self.queue.popleft() for _ in range(min(self.step, len(self.queue)))]
+            for doc_id in dict.fromkeys(d for d, _ in batch):
+                self._check(doc_id, "embed", self.step_seconds)
+            batch = [(d, t) for d, t in batch if d not in self.out]
+            if batch:
+                self._embed(batch)
+            self.queue = deque((d, t) for d, t in self.queue if d not in self.out)
+            waiting = {d for d, _ in self.queue}
+            for doc_id in dict.fromkeys(d for d, _ in batch):
+                if doc_id not in waiting:  # all its texts embedded: the step before writing
+                    self._check(doc_id, "index")  # nothing is written past its deadline
+
+    def _check(self, doc_id: str, stage: str, needs_seconds: float = 0.0) -> None:
+        if doc_id in self.out:
+            return
+        try:
+            self.loader.budgets[doc_id].check(stage, needs_seconds=needs_seconds)
+        except ChunkwiseError as exc:
+            self.loader.fail(self.out, doc_id, exc)
+
+    def _embed(self, batch: list[tuple[str, str]]) -> None:
         t0 = time.perf_counter()
-        vectors: list[list[float]] = []
-        step_seconds = 0.0  # how long the last step took: the next one will be alike
-        for start in range(0, len(texts), EMBED_STEP):
-            # Between steps, and not into a step that would end past the deadline: a
-            # slow model must not run out the invocation's clock.
-            budget.check("embed", needs_seconds=step_seconds)
-            t_step = time.perf_counter()
-            vectors += self.pipeline.embedder.embed(texts[start : start + EMBED_STEP])
-            step_seconds = time.perf_counter() - t_step
-        budget.check("index")  # nothing is written for a document past its deadline
-        result.stages["embed"] = result.stages.get("embed", 0.0) + time.perf_counter() - t0
-        return vectors
+        owners = list(dict.fromkeys(d for d, _ in batch))
+        try:
+            vectors = self.embedder.embed([t for _, t in batch])
+        except ChunkwiseError as exc:
+            if len(owners) == 1:
+                self.loader.fail(self.out, owners[0], exc)
+                return
+            for doc_id in owners:
+                self._embed([(d, t) for d, t in batch if d == doc_id])
+            return
+        self.step_seconds = time.perf_counter() - t0
+        for (doc_id, _), vector in zip(batch, vectors, strict=True):
+            self.vectors[doc_id].append(vector)
+        for doc_id in owners:
+            stages = self.loader.docs[doc_id][1].stages
+            share = sum(1 for d, _ in batch if d == doc_id) / len(batch)
+            stages["embed"] = stages.get("embed", 0.0) + self.step_seconds * share
 
 
 # --------------------------------------------------------------------------- sweep + rechunk

@@ -157,6 +157,40 @@ MANUAL = {
 }
 
 
+# Each section's blocks in the order the page sets them: a list stays below the
+# paragraph before it and above the next heading.
+MANUAL_ORDER = {
+    "manual_en.pdf": [
+        "# X17 Pump Operating Manual",
+        "### 1 Safety",
+        "Wear gloves and eye protection",
+        "- Never run the pump dry.",
+        "### 2 Installation",
+        "## Page 2",
+        "### 3 Maintenance",
+        "Backups of the controller settings",
+        "- Clean the filter housing.",
+    ],
+    "handbuch_de.pdf": [
+        "# Betriebsanleitung Pumpe X17",
+        "### 1 Sicherheit",
+        "## Page 2",
+        "### 3 Wartung",
+        "- Filtergehäuse reinigen.",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MANUAL_ORDER))
+def test_manual_blocks_keep_the_page_order(name: str) -> None:
+    text = run(name).text
+    positions = [text.find(snippet) for snippet in MANUAL_ORDER[name]]
+    assert -1 not in positions, [
+        s for s, p in zip(MANUAL_ORDER[name], positions, strict=True) if p < 0
+    ]
+    assert positions == sorted(positions), text[:600]
+
+
 @pytest.mark.parametrize("name", sorted(MANUAL))
 def test_prose_manual_headings_paragraphs_lists(name: str) -> None:
     r = run(name)

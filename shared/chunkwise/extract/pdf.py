@@ -683,7 +683,9 @@ def _group(
             continue
         if is_item:
             item = Item("item", ln.top, ln.bottom, size=ln.size, lines=[])
-            item.lines.append(Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold, ln.font))
+            item.lines.append(
+                Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold, ln.font, seq=ln.seq)
+            )
             blocks.append(item)
             continue
         continues = (

@@ -28,7 +28,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -682,11 +682,9 @@ def _group(
             )
             continue
         if is_item:
-            item = Item("item", ln.top, ln.bottom, size=ln.size, lines=[])
-            item.lines.append(
-                Line(text, ln.top, ln.bottom, ln.x0, ln.size, ln.bold, ln.font, seq=ln.seq)
-            )
-            blocks.append(item)
+            # The item's text without its marker; the line keeps its place (seq).
+            item_line = replace(ln, text=text, segments=[])
+            blocks.append(Item("item", ln.top, ln.bottom, size=ln.size, lines=[item_line]))
             continue
         continues = (
             prev is not None

@@ -27,6 +27,7 @@ PACKAGES = {
     "debian-reference-de": "2.100",
     "texlive-lang-german": "2022.20230122-1",
     "texlive-latex-base-doc": "2022.20230122-3",
+    "texlive-latex-recommended-doc": "2022.20230122-3",
     "libreoffice-help-de": "4:7.4.7-1+deb12u14",
 }
 
@@ -76,6 +77,9 @@ DOCUMENTS = (
     Document(
         "encguide", "usr/share/doc/texlive-doc/latex/base/encguide.pdf", "en", "LaTeX (pdfTeX)"
     ),
+    # Documents used only for development (labels in dev.jsonl only): more
+    # table styles of the LaTeX tool chain (rules between row groups, p{}
+    # columns, closely set columns).
     # Two-column pages (LaTeX News: twocolumn; the German cheat sheet: three
     # columns of whitespace-aligned tables), from a package already pinned.
     Document(
@@ -114,6 +118,8 @@ DOCUMENTS = (
         "de",
         "python-docx fixture",
     ),
+    # Documents used only for the independent check (labels in heldout.jsonl
+    # only, written from the rendered pages before chunkwise ran on them).
 )
 
 

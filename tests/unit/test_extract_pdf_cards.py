@@ -10,10 +10,11 @@ import pytest
 from chunkwise.extract import extract
 from chunkwise.extract.pdf_aligned import find_aligned_tables
 from chunkwise.extract.pdf_columns import find_columns, reading_order
-from chunkwise.extract.pdf_lines import Line, Segment
+from chunkwise.extract.pdf_lines import Glyph, Line, Segment, segments_of
 
 pytest.importorskip("pdfplumber")
 canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+metrics_mod = pytest.importorskip("reportlab.pdfbase.pdfmetrics")
 
 CARD = (792.0, 612.0)  # landscape letter
 COLUMNS = (36.0, 279.0, 522.0)  # 233 pt wide, 10 pt gutters
@@ -45,7 +46,7 @@ def _column(c: object, x: float, pitch: float, name: str, y: float) -> float:
     return y
 
 
-def _card() -> bytes:
+def _card(*, overrun: bool = False) -> bytes:
     buf = io.BytesIO()
     c = canvas_mod.Canvas(buf, pagesize=CARD, invariant=1)
     c.line(36, 590, 756, 590)  # a rule: the page is read by pdfplumber, as TeX output is
@@ -56,6 +57,8 @@ def _card() -> bytes:
         y = float(start)
         for part in range(2):
             y = _column(c, x, pitch, f"{name}{part}", y) - 14
+    if overrun:
+        _cell_into_next_column(c, 240.0)
     c.showPage()
     c.save()
     return buf.getvalue()
@@ -73,6 +76,36 @@ def test_three_column_card_gives_each_column_its_own_tables_under_their_titles()
     # columns are read one after the other, each from top to bottom
     assert text.index("alpha1 options") < text.index("beta0 commands")
     assert text.index("beta1 options") < text.index("gamma0 commands")
+
+
+OVERRUN_CELL = "Bilder einbinden: \\includegraphics[width=x]{bild}"
+NEXT_COLUMN = (
+    "Der Ort bestimmt die Position der Umgebung: t=oben,",
+    "h=hier, b=unten, p=separate Seite.",
+)
+
+
+def _cell_into_next_column(c: object, y: float) -> None:
+    """latexsheet-de p1: a first-column cell running into the gutter, ending 4 pt
+    before the second column's prose on the same baseline (less than a cell gap)."""
+    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+    for i in range(3):
+        c.drawString(COLUMNS[0], y - 10 * i, f"pkg{i}")  # type: ignore[attr-defined]
+        cell = OVERRUN_CELL if i == 1 else f"package {i} description"
+        c.drawString(COLUMNS[0] + 70, y - 10 * i, cell)  # type: ignore[attr-defined]
+    for i, text in enumerate(NEXT_COLUMN):
+        c.drawString(COLUMNS[1], y - 10 * (i + 1), text)  # type: ignore[attr-defined]
+
+
+def test_a_cell_running_into_the_next_column_is_cut_where_that_column_starts() -> None:
+    cell_end = COLUMNS[0] + 70 + metrics_mod.stringWidth(OVERRUN_CELL, "Helvetica", 8)
+    assert COLUMNS[1] - 6.4 < cell_end < COLUMNS[1] - 1.2  # in the gutter, one word gap away
+    text = extract(_card(overrun=True), filename="card.pdf").text
+    assert f"| pkg1 | {OVERRUN_CELL.replace(chr(92), chr(92) * 2)} |" in text
+    assert " ".join(NEXT_COLUMN) in text  # the second column's sentence, whole
+    # the other columns are read as without the overrun
+    assert "| beta1opt3 | beta1 effect 3 |" in text
+    assert text.index("alpha1 options") < text.index("beta0 commands")
 
 
 def _ln(top: float, *parts: tuple[float, str], size: float = 8.0) -> Line:
@@ -215,3 +248,47 @@ def test_a_title_naming_a_command_in_typewriter_still_starts_a_new_table() -> No
     text, tables = find_aligned_tables([*small, title, *more], 1)
     assert title in text
     assert len(tables) == 2
+
+
+def _glyph_line(top: float, *parts: tuple[float, str]) -> Line:
+    """A line from glyphs 4 pt wide, words 2 pt apart (wider than a word gap at 8 pt)."""
+    glyphs: list[Glyph] = []
+    for x, text in parts:
+        for ch in text:
+            if ch != " ":
+                glyphs.append(Glyph(x, x + 4.0, ch, False, 8.0))
+            x += 2.0 if ch == " " else 4.0
+    segments = segments_of(glyphs, 8.0)
+    text = " ".join(s.text for s in segments)
+    return Line(text, top, top + 8.0, segments[0].x0, 8.0, False, segments=segments)
+
+
+def _three_columns(crossing: Line) -> list[Line]:
+    """Three page columns of lines on their own baselines, and one line across."""
+    lines = [crossing]
+    for col, (x, pitch) in enumerate(zip(COLUMNS, PITCH, strict=True)):
+        text = "words of prose " * 3  # about 190 pt of the column's 233
+        lines += [_glyph_line(100.0 + pitch * i, (x, f"{text}{col}.{i}")) for i in range(8)]
+    return lines
+
+
+def test_text_over_a_gutter_with_no_glyph_on_the_next_columns_edge_stays_whole() -> None:
+    # A title over two columns: its glyphs run over the gutter, none starts where
+    # the second column's lines start (279 pt), so nothing marks a column's text.
+    title = _glyph_line(60.0, (141.0, "a title set over two of the columns"))
+    assert not any(abs(g.x0 - COLUMNS[1]) <= 1.0 for g in title.segments[0].glyphs)
+    lines = _three_columns(title)
+    assert find_columns(lines, CARD[0]) is not None  # read as a page of three columns
+    out = reading_order(lines, CARD[0])
+    assert [ln.text for ln in out if ln.top == 60.0] == [title.text]
+
+
+def test_text_over_a_gutter_is_cut_at_the_glyph_where_the_next_column_starts() -> None:
+    # 23 glyphs and 5 word gaps from 177 pt: "next" begins at 279 pt, the edge.
+    cut = _glyph_line(60.0, (177.0, "first column cell text long next column"))
+    assert cut.segments[0].glyphs[23].x0 == COLUMNS[1]
+    out = reading_order(_three_columns(cut), CARD[0])
+    assert [ln.text for ln in out if ln.top == 60.0] == [
+        "first column cell text long",
+        "next column",
+    ]

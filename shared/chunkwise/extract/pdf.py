@@ -48,6 +48,7 @@ from .pdf_lines import (
     Line,
     is_bold_font,
     is_mono_font,
+    release_glyphs,
     segments_of,
     strip_subset,
 )
@@ -875,6 +876,7 @@ def _read_all(
             lines, tables, _has_text, has_images = _read_page(page)
             rules = _horizontal_rules(page)
         lines = reading_order(lines, float(page.width))
+        release_glyphs(lines)
         tables = _aligned_tables(lines, tables, index + 1, rules)
         raw.append((index + 1, float(page.height), lines, tables, bool(lines), has_images))
         page.close()  # drop pdfplumber's per-page caches: bounded memory

@@ -17,9 +17,10 @@ own baseline, which a table's columns do not.
 
 from __future__ import annotations
 
+from collections import Counter
 from statistics import median
 
-from .pdf_lines import Line, Segment, line_from_segments
+from .pdf_lines import Line, Segment, line_from_segments, split_at
 
 _SEARCH = (0.25, 0.75)  # share of the page width where a gutter may sit
 _MIN_GUTTER = 6.0  # points
@@ -32,6 +33,9 @@ _MIN_K_COLUMN = 0.2  # the same on a page of three or more columns
 # this share of all lines (a table's columns share their rows' baselines).
 _MIN_ALONE = 3
 _ALONE_SHARE = 0.3
+# A glyph this close to the x where a page column's lines start begins that
+# column's text (TeX sets a column's lines flush at its left edge).
+_EDGE = 1.0
 
 
 def _coverage(lines: list[Line], width: float) -> list[int]:
@@ -219,8 +223,10 @@ def reading_order(lines: list[Line], width: float) -> list[Line]:
         return lines
     out: list[Line] = []
     bands: list[list[Line]] = [[] for _ in range(len(gutters) + 1)]
+    edges = _column_edges(lines, gutters) if gutter is None else []
     for ln in sorted(lines, key=lambda x: x.top):
         if gutter is None:
+            ln = _cut_at_edges(ln, gutters, edges)
             index: list[int | None] = [_column_of_start(s, gutters) for s in ln.segments]
         else:
             index = _indices(ln, gutters)
@@ -234,3 +240,48 @@ def reading_order(lines: list[Line], width: float) -> list[Line]:
             if segs:
                 band.append(ln if len(segs) == len(ln.segments) else line_from_segments(ln, segs))
     return out + [x for band in bands for x in band]
+
+
+def _column_edges(lines: list[Line], gutters: list[tuple[float, float]]) -> list[float | None]:
+    """Per gutter: the x where the lines of the page column after it start (most of
+    its segments start there), None when fewer than `_MIN_ALONE` segments share one x."""
+    starts: list[Counter[int]] = [Counter() for _ in gutters]
+    for ln in lines:
+        for seg in ln.segments:
+            col = _column_of_start(seg, gutters)
+            if col > 0:
+                starts[col - 1][round(seg.x0)] += 1
+    edges: list[float | None] = []
+    for counts in starts:
+        x, n = counts.most_common(1)[0] if counts else (0, 0)
+        edges.append(float(x) if n >= _MIN_ALONE else None)
+    return edges
+
+
+def _cut_at_edges(ln: Line, gutters: list[tuple[float, float]], edges: list[float | None]) -> Line:
+    """The line with each segment that runs from its page column into the next one
+    cut where the next column's text starts.
+
+    On a reference card a long cell can run into the gutter and on into the next
+    column's text with no gap a segment would end at (latexsheet-de: "...{bild}"
+    and "Der ort bestimmt ..." 4 pt apart, less than a cell gap): the gutter is
+    still free on the page's other lines, and the glyph on the column's left edge,
+    where the column's other lines start, is where the next column begins.
+    """
+    out: list[Segment] = []
+    todo = list(ln.segments)
+    while todo:
+        seg = todo.pop(0)
+        col = _column_of_start(seg, gutters)
+        edge = edges[col] if col < len(gutters) else None
+        if edge is None or seg.x1 <= gutters[col][1] + 0.5:
+            out.append(seg)
+            continue
+        at = next((i for i, g in enumerate(seg.glyphs) if g.x0 >= edge - _EDGE), None)
+        if at is None or abs(seg.glyphs[at].x0 - edge) > _EDGE:
+            out.append(seg)  # text over the columns (a title), not the next column's start
+            continue
+        head, *tail = split_at(seg, at, ln.size)
+        out.append(head)
+        todo[:0] = tail  # the rest may run over the next gutter too
+    return ln if len(out) == len(ln.segments) else line_from_segments(ln, out)

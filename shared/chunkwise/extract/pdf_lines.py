@@ -30,6 +30,17 @@ _MONO_FONT = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class Glyph:
+    x0: float
+    x1: float
+    text: str
+    mono: bool
+    size: float = 0.0
+    font: str = ""  # without the subset prefix
+    bold: bool = False
+
+
 @dataclass
 class Segment:
     x0: float
@@ -41,6 +52,11 @@ class Segment:
     size: float = 0.0
     bold: bool = False
     font: str = ""
+    # The glyphs it is made of, left to right, kept while the page's reading order
+    # is worked out (a segment running over the edge of a page column is cut at
+    # the glyph on that edge, `split_at`) and released after (`release_glyphs`):
+    # held for every page of a long document they would cost more than the text.
+    glyphs: tuple[Glyph, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass
@@ -58,17 +74,6 @@ class Line:
     @property
     def x1(self) -> float:
         return self.segments[-1].x1 if self.segments else self.x0
-
-
-@dataclass(frozen=True)
-class Glyph:
-    x0: float
-    x1: float
-    text: str
-    mono: bool
-    size: float = 0.0
-    font: str = ""  # without the subset prefix
-    bold: bool = False
 
 
 def is_bold_font(name: str) -> bool:
@@ -91,7 +96,9 @@ def _segment(glyphs: list[Glyph], start: float, end: float, text: str) -> Segmen
     size = Counter(g.size for g in glyphs).most_common(1)[0][0]
     font = Counter(g.font for g in glyphs).most_common(1)[0][0]
     bold = sum(1 for g in glyphs if g.bold) >= 0.6 * len(glyphs)
-    return Segment(start, end, text.strip(), 2 * mono >= len(glyphs), size, bold, font)
+    return Segment(
+        start, end, text.strip(), 2 * mono >= len(glyphs), size, bold, font, tuple(glyphs)
+    )
 
 
 def segments_of(glyphs: Sequence[Glyph], size: float) -> list[Segment]:
@@ -120,6 +127,22 @@ def segments_of(glyphs: Sequence[Glyph], size: float) -> list[Segment]:
     if parts:
         out.append(_segment(members, start, end, "".join(parts)))
     return out
+
+
+def split_at(segment: Segment, index: int, size: float) -> list[Segment]:
+    """The segment cut before its glyph `index`: two segments, each with the words
+    and the font of its own glyphs (`size` is the line's, as in `segments_of`)."""
+    glyphs = segment.glyphs
+    if not 0 < index < len(glyphs):
+        return [segment]
+    return segments_of(glyphs[:index], size) + segments_of(glyphs[index:], size)
+
+
+def release_glyphs(lines: Sequence[Line]) -> None:
+    """Drop the glyphs the lines' segments keep (only the reading order needs them)."""
+    for ln in lines:
+        for seg in ln.segments:
+            seg.glyphs = ()
 
 
 def line_from_segments(template: Line, segments: list[Segment]) -> Line:

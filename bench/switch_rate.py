@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.faults.scenarios import s3_client, throwaway_stack
-from chunkwise.embedding.embed import Embedder, default_embedder
+from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.embedding.embed import Embedder, default_embedder, sizer_for
 from chunkwise.ingest.pipeline import ObjectChange
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -38,8 +39,8 @@ class FixedVectors:
         self.max_tokens = real.max_tokens
         self.languages = getattr(real, "languages", None)
 
-    def token_counter(self) -> Any:
-        return self.real.token_counter()  # type: ignore[attr-defined]
+    def token_counter(self) -> HFTokenCounter:
+        return sizer_for(self.real)
 
     def count_tokens(self, text: str) -> int:
         return self.real.count_tokens(text)

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chunkwise.embedding.embed import own_token_counter, query_prefix
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_DIR = ROOT / ".local" / "test-embeddings"
 
@@ -26,8 +28,8 @@ class CachedEmbedder:
 
     def __init__(self, inner: Any, cache_dir: Path = CACHE_DIR) -> None:
         self.inner = inner
-        counter = getattr(inner, "token_counter", None)
-        tokenizer = counter().tokenizer_id if callable(counter) else ""
+        counter = own_token_counter(inner)
+        tokenizer = counter.tokenizer_id if counter is not None else ""
         model_key = hashlib.sha256(f"{inner.name}\0{tokenizer}".encode()).hexdigest()[:16]
         cache_dir.mkdir(parents=True, exist_ok=True)
         self._path = cache_dir / f"{model_key}.jsonl"
@@ -49,7 +51,7 @@ class CachedEmbedder:
     batch_size = property(lambda self: self.inner.batch_size)
     languages = property(lambda self: self.inner.languages)
     # The model spec's query prefix: the cluster's query connector declares it.
-    query_prefix = property(lambda self: getattr(self.inner, "query_prefix", ""))
+    query_prefix = property(lambda self: query_prefix(self.inner))
 
     def token_counter(self) -> Any:
         return self.inner.token_counter()

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from chunkwise.embedding.embed import default_embedder
+from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.embedding.embed import default_embedder, query_prefix, sizer_for
 
 SLEEP_PER_CALL = 0.05
 BATCH_SIZE = 96
@@ -64,10 +65,10 @@ class FixedCostEmbedder:
 
     @property
     def query_prefix(self) -> str:
-        return str(getattr(self.real, "query_prefix", ""))
+        return query_prefix(self.real)
 
-    def token_counter(self) -> Any:
-        return self.real.token_counter()  # type: ignore[attr-defined]
+    def token_counter(self) -> HFTokenCounter:
+        return sizer_for(self.real)
 
     def count_tokens(self, text: str) -> int:
         return self.real.count_tokens(text)

@@ -118,12 +118,67 @@ class Embedder(Protocol):
         ...
 
 
+# Optional capabilities. Each is a port of its own, not a member of `Embedder`:
+# a model may lack one (Bedrock's models count no query tokens and need no
+# query prefix) and test fakes implement only the core. Callers test for them
+# with isinstance (the protocols are runtime-checkable) and mypy checks the
+# signatures of what they then call.
+
+
+@runtime_checkable
+class SizedEmbedder(Protocol):
+    """Has the chunker's sizer for this model: its tokenizer, its token cap and its
+    passage prefix, so chunks are sized for what the model is fed. Every real
+    embedder has one; without it the default counter at `max_tokens` is used."""
+
+    def token_counter(self) -> HFTokenCounter:
+        """The `TokenCounter` backend that sizes chunks for this model."""
+        ...
+
+
+@runtime_checkable
+class QueryTokenCounting(Protocol):
+    """Counts the tokens of a search query as the model sees it (its query prefix and
+    special tokens included), so search refuses a query over the cap before the
+    model does."""
+
+    def count_query_tokens(self, text: str) -> int:
+        """Tokens the model sees for `text` as a query."""
+        ...
+
+
+@runtime_checkable
+class QueryPrefixed(Protocol):
+    """Declares the text the model expects in front of a search query."""
+
+    @property
+    def query_prefix(self) -> str:
+        """The prefix ("query: " for E5 models; "" for a model that embeds queries as passages)."""
+        ...
+
+
+def own_token_counter(embedder: object) -> HFTokenCounter | None:
+    """The embedder's own chunk sizer (`SizedEmbedder`), None if it has none."""
+    return embedder.token_counter() if isinstance(embedder, SizedEmbedder) else None
+
+
+def sizer_for(embedder: Embedder) -> HFTokenCounter:
+    """The chunk sizer for the embedder: its own, else the default tokenizer's counter
+    at the embedder's `max_tokens` (a model or fake without a `SizedEmbedder` sizer)."""
+    own = own_token_counter(embedder)
+    if own is not None:
+        return own
+    from chunkwise.chunking.tokens import load_counter
+
+    return load_counter(None, embedder.max_tokens, True)
+
+
 def query_prefix(embedder: object) -> str:
     """The text a model expects in front of a search query ("query: " for E5 models,
     "" for the others), from the model's spec. `embed_query` adds it; the cluster's
     query connector declares it (chunkwise.search.query_model), and the loopback endpoint
     refuses a connector whose prefix is not the model's."""
-    return str(getattr(embedder, "query_prefix", ""))
+    return embedder.query_prefix if isinstance(embedder, QueryPrefixed) else ""
 
 
 @dataclass(frozen=True)
@@ -537,3 +592,22 @@ def get_embedder(spec: str | None = "local") -> Embedder:
     raise ConfigError(
         f"embedder: unknown spec {spec!r} (use 'local', 'e5', 'minilm' or 'bedrock:<model-id>')"
     )
+
+
+if TYPE_CHECKING:
+    # mypy checks that every model keeps the port and the capabilities it has (the
+    # callers find them with isinstance, which checks names only, not signatures).
+    from chunkwise.adapters.bedrock import CohereMultilingualV3Embedder, TitanV2Embedder
+    from chunkwise.embedding.e5 import E5Embedder
+
+    _E5: type[Embedder] = E5Embedder
+    _E5_SIZED: type[SizedEmbedder] = E5Embedder
+    _E5_QUERY_TOKENS: type[QueryTokenCounting] = E5Embedder
+    _E5_QUERY_PREFIX: type[QueryPrefixed] = E5Embedder
+    _MINILM: type[Embedder] = MiniLMEmbedder
+    _MINILM_SIZED: type[SizedEmbedder] = MiniLMEmbedder
+    _MINILM_QUERY_PREFIX: type[QueryPrefixed] = MiniLMEmbedder
+    _TITAN: type[Embedder] = TitanV2Embedder
+    _TITAN_SIZED: type[SizedEmbedder] = TitanV2Embedder
+    _COHERE: type[Embedder] = CohereMultilingualV3Embedder
+    _COHERE_SIZED: type[SizedEmbedder] = CohereMultilingualV3Embedder

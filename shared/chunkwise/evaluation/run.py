@@ -32,7 +32,7 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, co
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.chunking.tokens import HFTokenCounter, load_counter
-from chunkwise.embedding.embed import Embedder, default_embedder
+from chunkwise.embedding.embed import Embedder, default_embedder, own_token_counter
 from chunkwise.errors import ChunkwiseError
 from chunkwise.evaluation.baselines import chunk_with
 from chunkwise.evaluation.evaluate import (
@@ -140,11 +140,10 @@ def _sizer(config: EvalConfig, embedder: Embedder) -> HFTokenCounter:
     """The configuration's tokenizer if it names one, else the embedder's own sizer
     (its tokenizer, its cap, its passage prefix)."""
     chunker = config.chunker
-    own = getattr(embedder, "token_counter", None)
-    if chunker.tokenizer_path is None and callable(own):
-        counter: HFTokenCounter = own()
-        if chunker.max_tokens is None:
-            return counter
+    if chunker.tokenizer_path is None and chunker.max_tokens is None:
+        own = own_token_counter(embedder)
+        if own is not None:
+            return own
     return load_counter(chunker.tokenizer_path, chunker.max_tokens, chunker.add_special_tokens)
 
 

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from chunkwise.chunking.rows import table_rows
+from chunkwise.embedding.embed import own_token_counter
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.schema import CHUNK_SCHEMA_VERSION, Chunk
 
@@ -166,8 +167,8 @@ class GenerationModel:
     @classmethod
     def of(cls, embedder: Any) -> GenerationModel:
         """From an embedder (its name, dimension and, if it has one, its sizer's id)."""
-        counter = getattr(embedder, "token_counter", None)
-        tokenizer = counter().tokenizer_id if callable(counter) else ""
+        counter = own_token_counter(embedder)
+        tokenizer = counter.tokenizer_id if counter is not None else ""
         return cls(str(embedder.name), int(embedder.dimension), tokenizer)
 
 

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chunkwise import progress
+from chunkwise.embedding.embed import sizer_for
 from chunkwise.errors import ChunkwiseError, ConfigError, PermanentError, TransientError
 from chunkwise.index.bodies import (
     GENERATION_RE,
@@ -441,13 +442,7 @@ class Pipeline:
     @property
     def counter(self) -> HFTokenCounter:
         if self._counter is None:
-            token_counter = getattr(self.embedder, "token_counter", None)
-            if callable(token_counter):
-                self._counter = token_counter()
-            else:
-                from chunkwise.chunking.tokens import load_counter
-
-                self._counter = load_counter(None, self.embedder.max_tokens, True)
+            self._counter = sizer_for(self.embedder)
         return self._counter
 
     @property

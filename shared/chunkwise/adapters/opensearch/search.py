@@ -33,7 +33,7 @@ from chunkwise.adapters.opensearch.index import (
     check_generation_model,
     with_retries,
 )
-from chunkwise.embedding.embed import Embedder
+from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.bodies import GenerationModel, IndexNames
 from chunkwise.ingest.revisions import Candidate, read_current
@@ -284,10 +284,9 @@ class Searcher:
     def _check_query_fits(self, query: str) -> None:
         """A query longer than the model's token cap is the caller's input (400), not a
         failure of ours: refuse it before the model does (it raises a PermanentError)."""
-        count = getattr(self.embedder, "count_query_tokens", None)
-        if not callable(count):
+        if not isinstance(self.embedder, QueryTokenCounting):
             return
-        tokens = int(count(query))
+        tokens = self.embedder.count_query_tokens(query)
         cap = int(self.embedder.max_tokens)
         if tokens > cap:
             raise QueryRejected(

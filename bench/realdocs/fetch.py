@@ -80,6 +80,21 @@ DOCUMENTS = (
     # Documents used only for development (labels in dev.jsonl only): more
     # table styles of the LaTeX tool chain (rules between row groups, p{}
     # columns, closely set columns).
+    # German prose and headings in two more layouts of texlive-lang-german
+    # (already pinned): a package manual with command names in the margin and
+    # shaded example boxes, a class manual with option names in the margin.
+    Document(
+        "bibleref-german",
+        "usr/share/doc/texlive-doc/latex/bibleref-german/de-bibleref-german.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "hausarbeit-jura",
+        "usr/share/doc/texlive-doc/latex/hausarbeit-jura/hausarbeit-jura.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
     # Two-column pages (LaTeX News: twocolumn; the German cheat sheet: three
     # columns of whitespace-aligned tables), from a package already pinned.
     Document(

@@ -1,6 +1,6 @@
 """Collect the XQuAD `chunkwise eval` runs into bench/results/xquad/.
 
-    python -m bench.xquad.summarize [--runs .local/xquad-results]
+    python -m bench.xquad.summarize [--runs .local/xquad-results] [--note TEXT]
 
 Expects ``<runs>/<split>-<lang>/{chunkwise,recursive}.json`` as written by
 
@@ -11,7 +11,9 @@ Expects ``<runs>/<split>-<lang>/{chunkwise,recursive}.json`` as written by
 (split: dev = articles 1-24, heldout = 25-48; bench/xquad/prepare.py). Copies
 each run's per-configuration markdown (tables only, not the per-question list)
 and writes summary.md: hit@1 / hit@3 / MRR@10 per split, language,
-configuration and search mode, with the chunk counts.
+configuration and search mode, with the chunk counts. `--note` adds a line under
+the table (the machine's load while the runs took place, which the runs do not
+record).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def _pct(x: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="collect XQuAD eval runs")
     p.add_argument("--runs", type=Path, default=ROOT / ".local" / "xquad-results")
+    p.add_argument("--note", default="", help="a line under the table (e.g. the load)")
     args = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     rows: list[str] = []
@@ -73,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         "| split-lang | configuration | mode | questions | hit@1 | hit@3 | MRR@10 | chunks "
         "| over cap |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
     )
+    if args.note:
+        md += f"\n{args.note}\n"
     (OUT / "summary.md").write_text(md, encoding="utf-8")
     print(md)
     return 0

@@ -275,3 +275,31 @@ def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() ->
     # A table further down is a table of its own.
     apart = [Item("table", 100, 140, table=header), Item("table", 300, 400, table=body)]
     assert len(_join_header_blocks(apart)) == 2
+
+
+def _inline_typewriter(c: object, *, rule: bool) -> None:
+    """A sentence with a word set inline in a smaller typewriter font (TeX's \\texttt
+    in another family): the word's glyph box starts 3.5 pt below the line's, on the
+    same baseline. A rule sends the page through pdfplumber, none through PDFium."""
+    if rule:
+        c.line(72, 800, 520, 800)  # type: ignore[attr-defined]
+    x, y = 72.0, 700.0
+    for font, size, text in (
+        ("Times-Roman", 12, "Die Klasse "),
+        ("Courier", 7, "hausarbeit-jura"),
+        ("Times-Roman", 12, " richtet sich an Erstsemester, die eine"),
+    ):
+        c.setFont(font, size)  # type: ignore[attr-defined]
+        c.drawString(x, y, text)  # type: ignore[attr-defined]
+        x += pdfmetrics.stringWidth(text, font, size)
+    c.setFont("Times-Roman", 12)  # type: ignore[attr-defined]
+    c.drawString(72, y - 15, "erste Hausarbeit erstellen müssen.")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["pdfplumber", "pdfium"])
+def test_a_word_in_a_smaller_font_on_the_baseline_stays_in_its_sentence(rule: bool) -> None:
+    text = extract(_pdf(lambda c: _inline_typewriter(c, rule=rule)), filename="k.pdf").text
+    assert (
+        "Die Klasse hausarbeit-jura richtet sich an Erstsemester, die eine erste Hausarbeit "
+        "erstellen müssen." in text
+    )

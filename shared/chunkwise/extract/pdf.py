@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from statistics import median
 from typing import Any, Literal
 
 from chunkwise import progress
@@ -43,6 +44,7 @@ from .ocr import OcrPort
 from .pdf_aligned import find_aligned_tables
 from .pdf_columns import reading_order
 from .pdf_lines import (
+    CELL_GAP_EM,
     WORD_GAP_EM,
     Glyph,
     Line,
@@ -98,6 +100,7 @@ _MAX_OCR_PIXELS = 4000
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
 _BAND = 8  # points
+_JOIN_BACK = 3  # rows looked back at for one on the same baseline (`_same_baseline`)
 _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
 _HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
@@ -350,7 +353,16 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
         return not _inside(obj, taken.get(band, []))
 
     text_page = page.filter(keep) if boxes else page
-    lines: list[Line] = []
+    lines = _text_lines(text_page)
+    has_text = bool(lines) or bool(items)
+    has_images = bool(page.images)
+    return lines, _join_header_blocks(items), has_text, has_images
+
+
+def _text_lines(text_page: Any) -> list[Line]:
+    """The page's text lines: pdfplumber's, split where it chained two rows
+    (`_stacked_rows`) and joined where it split one row (`_same_baseline`)."""
+    rows: list[tuple[list[dict[str, Any]], str | None]] = []
     for raw in text_page.extract_text_lines(
         return_chars=True, strip=True, x_tolerance_ratio=WORD_GAP_EM
     ):
@@ -359,12 +371,76 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
             continue
         stacked = _stacked_rows(list(raw.get("chars", [])))
         if len(stacked) == 1:
-            lines.append(_line_of(stacked[0], text))
+            rows.append((stacked[0], text))
         else:
-            lines += [_line_of(row, None) for row in stacked]
-    has_text = bool(lines) or bool(items)
-    has_images = bool(page.images)
-    return lines, _join_header_blocks(items), has_text, has_images
+            rows += [(row, None) for row in stacked]
+    return [_line_of(chars, text) for chars, text in _same_baseline(rows)]
+
+
+def _same_baseline(
+    rows: list[tuple[list[dict[str, Any]], str | None]],
+) -> list[tuple[list[dict[str, Any]], str | None]]:
+    """Rows on one baseline that pdfplumber split, joined (text rebuilt from segments).
+
+    It clusters characters into lines by their tops (3 pt): a word set inline in a
+    font with a taller or shorter box (hausarbeit-jura's \\texttt in Bera Sans Mono
+    at 8.5 pt among Linux Libertine at 10 pt: tops 3.3 pt apart, one baseline) came
+    out as a line of its own, and then as a paragraph in the middle of a sentence.
+    A row is joined to one of the `_JOIN_BACK` rows before it whose baseline (the
+    median of its glyphs') is within 0.5 pt, as PDFium's reader makes that line.
+    """
+    out: list[tuple[list[dict[str, Any]], str | None]] = []
+    bases: list[float | None] = []
+    for chars, text in rows:
+        base = _row_baseline(chars)
+        same = _same_row(out, bases, chars, base)
+        if same is not None:
+            out[same] = (out[same][0] + chars, None)
+            continue
+        out.append((chars, text))
+        bases.append(base)
+    return out
+
+
+def _same_row(
+    out: list[tuple[list[dict[str, Any]], str | None]],
+    bases: list[float | None],
+    chars: list[dict[str, Any]],
+    base: float | None,
+) -> int | None:
+    """The latest of the last `_JOIN_BACK` rows that `chars` continue: on the same
+    baseline (within 0.5 pt) and inline, not a page column or a margin note apart."""
+    if base is None:
+        return None
+    for i in range(len(out) - 1, max(-1, len(out) - 1 - _JOIN_BACK), -1):
+        other = bases[i]
+        if other is not None and abs(other - base) <= 0.5 and _inline(out[i][0], chars):
+            return i
+    return None
+
+
+def _inline(row: list[dict[str, Any]], part: list[dict[str, Any]]) -> bool:
+    """`part` sits in `row`'s text: next to one of its glyphs, no wider apart than a
+    segment gap (`CELL_GAP_EM`), and over none of them."""
+    em = max(_line_size(row), 1.0)
+    glyphs = sorted(
+        [(float(c["x0"]), float(c["x1"]), 0) for c in row if str(c.get("text", "")).strip()]
+        + [(float(c["x0"]), float(c["x1"]), 1) for c in part if str(c.get("text", "")).strip()]
+    )
+    touching = False
+    for a, b in itertools.pairwise(glyphs):
+        if a[2] != b[2]:
+            gap = b[0] - a[1]
+            if gap < -0.5:
+                return False  # glyphs over each other: two lines, not one
+            touching = touching or gap <= CELL_GAP_EM * em
+    return touching
+
+
+def _row_baseline(chars: list[dict[str, Any]]) -> float | None:
+    """The median baseline of the row's visible glyphs (a footnote mark does not move it)."""
+    bases = [_baseline(c) for c in chars if str(c.get("text", "")).strip()]
+    return median(bases) if bases else None
 
 
 def _line_of(chars: list[dict[str, Any]], text: str | None) -> Line:

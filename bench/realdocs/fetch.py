@@ -95,6 +95,18 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # English table styles of the LaTeX tools manuals (texlive-latex-base-doc,
+    # texlive-latex-recommended-doc): summary tables, p{} columns, slot tables.
+    Document("array", "usr/share/doc/texlive-doc/latex/tools/array.pdf", "en", "LaTeX (pdfTeX)"),
+    Document(
+        "tabularx", "usr/share/doc/texlive-doc/latex/tools/tabularx.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "fntguide", "usr/share/doc/texlive-doc/latex/base/fntguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "ctable", "usr/share/doc/texlive-doc/latex/ctable/ctable.pdf", "en", "LaTeX (pdfTeX)"
+    ),
     # Two-column pages (LaTeX News: twocolumn; the German cheat sheet: three
     # columns of whitespace-aligned tables), from a package already pinned.
     Document(

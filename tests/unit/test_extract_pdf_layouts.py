@@ -303,3 +303,70 @@ def test_a_word_in_a_smaller_font_on_the_baseline_stays_in_its_sentence(rule: bo
         "Die Klasse hausarbeit-jura richtet sich an Erstsemester, die eine erste Hausarbeit "
         "erstellen müssen." in text
     )
+
+
+def _grouped_rows_table(c: object) -> None:
+    """array's summary table: a frame around a group of one-line rows (no rule between
+    them), then rows of a label beside a description that wraps over the cell's width."""
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    left, mid, right = 100.0, 200.0, 400.0
+    group = [("l", "Left adjusted column."), ("c", "Centered column."), ("r", "Right column.")]
+    wrapped = [
+        ("m{width}", ["Defines a column of width width. Every", "entry is centred in the row."]),
+        ("a b", ["Two words that fill the whole cell of this", "column as wrapped text does."]),
+    ]
+    top = 700.0
+    y = top
+    for label, text in group:
+        y -= 12
+        c.drawString(left + 6, y, label)  # type: ignore[attr-defined]
+        c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
+    bounds = [top, y - 4]
+    for label, lines in wrapped:
+        for k, text in enumerate(lines):
+            y -= 12
+            c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
+            if k == 0 or " " in label:  # a two-word label set on two lines too
+                c.drawString(left + 6, y, label.split()[k] if " " in label else label)  # type: ignore[attr-defined]
+        bounds.append(y - 4)
+    for yy in bounds:
+        c.line(left, yy, right, yy)  # type: ignore[attr-defined]
+    for x in (left, mid, right):
+        c.line(x, top, x, bounds[-1])  # type: ignore[attr-defined]
+
+
+def test_rows_of_a_ruled_group_are_rows_and_a_wrapped_cell_stays_one() -> None:
+    text = extract(_pdf(_grouped_rows_table), filename="grouped.pdf").text
+    assert "| l | Left adjusted column. |" in text
+    assert "| c | Centered column. |" in text
+    assert "| r | Right column. |" in text
+    whole = "| m{width} | Defines a column of width width. Every entry is centred in the row. |"
+    assert whole in text
+    assert (
+        "| a b | Two words that fill the whole cell of this column as wrapped text does. |"
+    ) in text
+
+
+def _spanning_header_table(c: object) -> None:
+    """tabularx's example: a header cell over the row labels and the first data column
+    (no column rule inside it), then rows of four cells."""
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    xs = (100.0, 140.0, 260.0, 320.0, 440.0)
+    top, head, bottom = 700.0, 684.0, 640.0
+    c.drawString(150, 689, "Multicolumn entry!")  # type: ignore[attr-defined]
+    c.drawString(266, 689, "THREE")  # type: ignore[attr-defined]
+    c.drawString(326, 689, "FOUR")  # type: ignore[attr-defined]
+    body = ((672, ("one", "first wide", "three", "fourth wide")), (656, ("two", "x", "y", "z")))
+    for y, row in body:
+        for x, cell in zip(xs, row, strict=False):
+            c.drawString(x + 5, y, cell)  # type: ignore[attr-defined]
+    for y in (top, head, 668.0, bottom):
+        c.line(xs[0], y, xs[-1], y)  # type: ignore[attr-defined]
+    for x in xs:
+        c.line(x, bottom, x, top if x != xs[1] else head)  # type: ignore[attr-defined]
+
+
+def test_a_header_cell_spanning_columns_names_each_column_it_covers() -> None:
+    r = extract(_pdf(_spanning_header_table), filename="span.pdf")
+    assert r.report.tables[0].header == "| Multicolumn entry! | Multicolumn entry! | THREE | FOUR |"
+    assert "| one | first wide | three | fourth wide |" in r.text

@@ -104,6 +104,7 @@ _JOIN_BACK = 3  # rows looked back at for one on the same baseline (`_same_basel
 _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
 _HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
+_CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
 
 
 @dataclass
@@ -242,7 +243,7 @@ def _table_cells(
         grid = _edge_grid(grid, edges)
     out: list[list[str | None]] = []
     for row in grid:
-        cells: list[str | None] = []
+        cells: list[Words | None] = []
         for bbox in row:
             if bbox is None:
                 cells.append(None)
@@ -255,9 +256,60 @@ def _table_cells(
                 and ctop <= (float(w["top"]) + float(w["bottom"])) / 2 < cbottom
             ]
             taken.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for w in inside)
-            cells.append(_words_to_lines(inside))
-        out.append(cells)
+            cells.append(inside)
+        for part in _aligned_rows(cells, row):
+            out.append([_words_to_lines(c) if c is not None else None for c in part])
     return out
+
+
+Words = list[dict[str, Any]]
+
+
+def _word_lines(words: Words) -> list[Words]:
+    lines: list[Words] = []
+    for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
+        if lines and abs(float(lines[-1][0]["top"]) - float(w["top"])) <= 2:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return lines
+
+
+def _wrapped(lines: list[Words], box: Box) -> bool:
+    """A cell's text wraps: a line before its last fills the cell (less its padding)."""
+    width = box[2] - box[0]
+    for line in lines[:-1]:
+        used = max(float(w["x1"]) for w in line) - min(float(w["x0"]) for w in line)
+        if used + _CELL_PADDING >= 0.85 * width or str(line[-1]["text"]).endswith("-"):
+            return True
+    return False
+
+
+def _aligned_rows(cells: list[Words | None], boxes: list[Box | None]) -> list[list[Words | None]]:
+    """A ruled row that holds several rows of the table: rules drawn only around a
+    group of rows (array's "Unchanged options": five options in one frame). Each
+    line is a row when every filled cell has the same number of lines, on the same
+    baselines, and none of them wraps; a cell of several lines beside a one-line
+    label, or a wrapped paragraph, keeps the row whole."""
+    split = [(i, _word_lines(c)) for i, c in enumerate(cells) if c]
+    counts = {len(lines) for _i, lines in split}
+    if len(split) < 2 or len(counts) != 1 or counts == {1}:
+        return [cells]
+    for i, lines in split:
+        box = boxes[i]
+        if box is None or _wrapped(lines, box):
+            return [cells]
+    for k in range(counts.pop()):
+        tops = [float(lines[k][0]["top"]) for _i, lines in split]
+        if max(tops) - min(tops) > 2:
+            return [cells]
+    rows: list[list[Words | None]] = []
+    for k in range(len(split[0][1])):
+        row: list[Words | None] = [[] if c is not None else None for c in cells]
+        for i, lines in split:
+            row[i] = lines[k]
+        rows.append(row)
+    return rows
 
 
 Box = tuple[float, float, float, float]
@@ -285,15 +337,22 @@ def _edge_grid(grid: list[list[Box | None]], edges: list[float]) -> list[list[Bo
     return out
 
 
-def _words_to_lines(words: list[dict[str, Any]]) -> str:
-    lines: list[list[dict[str, Any]]] = []
-    for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
-        if lines and abs(float(lines[-1][0]["top"]) - float(w["top"])) <= 2:
-            lines[-1].append(w)
-        else:
-            lines.append([w])
-    ordered = (sorted(line, key=lambda w: float(w["x0"])) for line in lines)
+def _words_to_lines(words: Words) -> str:
+    ordered = (sorted(line, key=lambda w: float(w["x0"])) for line in _word_lines(words))
     return "\n".join(" ".join(str(w["text"]) for w in line) for line in ordered)
+
+
+def _spread_header(row: list[str | None]) -> list[str | None]:
+    """A header cell spanning columns names each column it covers (pdfplumber gives
+    the covered cells as None): tabularx's "Multicolumn entry!" over the row labels
+    and the first data column. A header that is one cell across the table (a title)
+    stays in the first column."""
+    if sum(1 for c in row if c is not None) < 2:
+        return row
+    out: list[str | None] = []
+    for cell in row:
+        out.append(cell if cell is not None or not out else out[-1])
+    return out
 
 
 def _cell_text(cell: str | None) -> str:
@@ -330,6 +389,8 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     for table in tables:
         used: list[tuple[float, float, float, float]] = []
         extracted = _table_cells(page_words, table, used)
+        if extracted:
+            extracted[0] = _spread_header(extracted[0])
         rows = [[_cell_text(c) for c in row] for row in extracted]
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows or max(len(r) for r in rows) < 2:

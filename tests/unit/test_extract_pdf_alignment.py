@@ -138,3 +138,19 @@ def test_rows_are_cut_at_the_table_columns_when_a_column_frame_is_missing() -> N
     cut = _edge_grid(grid, [182.0, 244.0, 347.0, 430.0])
     assert [len(row) for row in cut] == [3, 3]
     assert cut[0][1] == (244.0, 125.0, 347.0, 139.0)
+
+
+def test_the_last_line_of_the_paragraph_above_is_not_the_tables_header() -> None:
+    prose = "Table 2 lists all token classes and their"
+    lines = [
+        line(100.0, (50.0, prose + " corresponding numbers, as the text above says")),
+        line(112.0, (50.0, "corresponding numbers.")),  # the paragraph ends: a short line
+        line(130.0, (80.0, "token"), (200.0, "class"), (320.0, "number")),
+        line(148.0, (80.0, "c"), (200.0, "0"), (320.0, "0")),
+        line(160.0, (80.0, "l"), (200.0, "0"), (320.0, "1")),
+        line(172.0, (80.0, "m-arg"), (200.0, "0"), (320.0, "3")),
+    ]
+    text, (table,) = find_aligned_tables(lines, 10)
+    assert [ln.text for ln in text] == [lines[0].text, "corresponding numbers."]
+    assert table.fragment.rows[0] == ["token", "class", "number"]
+    assert table.fragment.rows[1:] == [["c", "0", "0"], ["l", "0", "1"], ["m-arg", "0", "3"]]

@@ -286,5 +286,14 @@ def _header_candidate(lines: list[Line], i: int) -> bool:
     prev, ln = lines[i - 1], lines[i]
     if is_caption(prev.text) or prev.bold != ln.bold or abs(prev.size - ln.size) >= 0.5:
         return False  # a caption or a section heading above the table
+    if i >= 2 and _ends_paragraph(lines[i - 2], prev):
+        return False  # "... lists all token classes and their / corresponding numbers."
     short = prev.x1 - prev.x0 < 0.5 * (ln.x1 - ln.x0)
     return short and ln.top - prev.bottom <= _MAX_LINE_GAP * max(ln.size, 1.0)
+
+
+def _ends_paragraph(above: Line, prev: Line) -> bool:
+    """`prev` is the last line of the paragraph above: it starts where that paragraph's
+    line starts and follows it at the paragraph's line pitch."""
+    tight = prev.top - above.bottom < 0.6 * max(prev.size, 1.0)
+    return tight and len(above.segments) == 1 and abs(above.x0 - prev.x0) <= 1.0

@@ -154,3 +154,45 @@ def test_the_last_line_of_the_paragraph_above_is_not_the_tables_header() -> None
     assert [ln.text for ln in text] == [lines[0].text, "corresponding numbers."]
     assert table.fragment.rows[0] == ["token", "class", "number"]
     assert table.fragment.rows[1:] == [["c", "0", "0"], ["l", "0", "1"], ["m-arg", "0", "3"]]
+
+
+def test_p_columns_join_their_wrapped_lines_and_one_word_rows_stay_rows() -> None:
+    # ctable's Table 2: a title between the top rule and a midrule, column heads over
+    # cmidrules (one per column group, trimmed at the gutters), cells of several lines.
+    lines = [
+        line(84.0, (140.0, "Example using tabularx across")),
+        line(100.0, (100.0, "Multicolumn entry!"), (220.0, "THREE"), (270.0, "FOUR")),
+        line(
+            117.0,
+            (50.0, "one"),
+            (80.0, "The width of this"),
+            (220.0, "three"),
+            (270.0, "Column four"),
+        ),
+        line(129.0, (80.0, "column depends on the"), (270.0, "acts in the")),
+        line(141.0, (80.0, "width of the table."), (270.0, "same way.")),
+        line(153.0, (50.0, "two"), (80.0, "short"), (220.0, "3"), (270.0, "x")),
+        line(165.0, (80.0, "word"), (220.0, "4"), (270.0, "y")),
+    ]
+    rules = [
+        (80.0, 45.0, 330.0),
+        (97.0, 45.0, 330.0),
+        (114.0, 45.0, 205.0),
+        (114.0, 215.0, 250.0),
+        (114.0, 265.0, 330.0),
+        (180.0, 45.0, 330.0),
+    ]
+    _text, (table,) = find_aligned_tables(lines, 7, rules)
+    rows = table.fragment.rows
+    assert rows[0][1:] == [
+        "Example using tabularx across / Multicolumn entry!",
+        "Example using tabularx across / THREE",
+        "Example using tabularx across / FOUR",
+    ]
+    assert rows[1] == [
+        "one",
+        "The width of this column depends on the width of the table.",
+        "three",
+        "Column four acts in the same way.",
+    ]
+    assert rows[2:] == [["two", "short", "3", "x"], ["", "word", "4", "y"]]

@@ -37,6 +37,10 @@ _GRID_LOSS = 2.0  # of a run's lines have two or more segments
 _LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
 _PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
 _CONTINUES = ("-", ",")
+_WORD_SPACE = 0.3  # em: an interword space
+# em: a word's width is estimated from its share of the segment's characters,
+# which undercounts letters against the narrower spaces
+_FIT_SLACK = 0.5
 _LINE_NUMBER = re.compile(r"^\d{1,5}\s*%?$")
 _LEADER = re.compile(r"(?:\. ?){4,}")
 # A first column of bullets or item numbers is a list, not a table (TeX and
@@ -141,23 +145,50 @@ def _join(a: str, b: str) -> str:
 
 def _rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[list[str]]:
     rows: list[list[str]] = []
-    for ln in lines:
+    for prev, ln in zip([None, *lines], lines, strict=False):
         cells = _cells(ln, columns, spread=False)
-        if rows and _continues(cells, rows[-1]):
+        if rows and (_continues(cells, rows[-1]) or _wraps_on(prev, ln, columns)):
             rows[-1] = [_join(a, b) for a, b in zip(rows[-1], cells, strict=True)]
         else:
             rows.append(cells)
     return rows
 
 
+def _wraps_on(prev: Line | None, ln: Line, columns: list[tuple[float, float]]) -> bool:
+    """`ln` holds the next lines of wrapped cells of `prev` (p{} columns of prose): its
+    row-label column is empty, and in every column it fills, the cell above has
+    several words and the first word of `ln` there would not have fitted after them
+    (the line was broken because the column was full). A row of one-word cells
+    under a row label ("family" / "series") is a row of its own."""
+    if prev is None or not ln.segments:
+        return False
+    for seg in ln.segments:
+        col = _column_of(seg, columns)[0]
+        above = [s for s in prev.segments if _column_of(s, columns)[0] == col]
+        if col == 0 or not above or len(above[-1].text.split()) < 2:
+            return False
+        first = seg.text.split()[0]
+        width = (seg.x1 - seg.x0) * len(first) / max(len(seg.text), 1)
+        room = columns[col][1] - above[-1].x1 - _WORD_SPACE * ln.size
+        if width < room - _FIT_SLACK * ln.size:
+            return False
+    return True
+
+
 def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) -> int:
     """How many of the table's lines are its header."""
     left = min(ln.x0 for ln in lines)
     right = max(ln.x1 for ln in lines)
-    for y, x0, x1 in sorted(rules):
-        full = x1 - x0 >= 0.8 * (right - left)
+    heights = _rule_heights(rules, right - left)
+    for at, (y, full, _pieced) in enumerate(heights):
         above = sum(1 for ln in lines if ln.bottom <= y + 1)
         if full and 0 < above < len(lines):
+            # booktabs' cmidrules under the column heads, a line or two below the
+            # rule under a title over the table, still close the header.
+            for y2, full2, pieced2 in heights[at + 1 :]:
+                more = sum(1 for ln in lines if ln.bottom <= y2 + 1)
+                if full2 and pieced2 and more - above <= 2 and more < len(lines):
+                    return more
             return above
     if len(lines) < 3:
         return 0
@@ -166,6 +197,32 @@ def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) ->
     gaps = [b.top - a.bottom for a, b in pairwise(lines[1:])]
     pitch = median(gaps) if gaps else 0.0
     return 1 if lines[1].top - lines[0].bottom > pitch + 0.5 * lines[0].size else 0
+
+
+def _rule_heights(
+    rules: list[tuple[float, float, float]], width: float
+) -> list[tuple[float, bool, bool]]:
+    """(y, full, pieced) per height with rules: pieces at one height (cmidrules under
+    column groups, trimmed at the gutters) together make one rule; it is full when
+    it covers 80 % of the table's width, pieced when it has two or more pieces."""
+    out: list[tuple[float, bool, bool]] = []
+    ordered = sorted(rules)
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j < len(ordered) and ordered[j][0] - ordered[i][0] <= 1.0:
+            j += 1
+        pieces: list[list[float]] = []
+        for _y, x0, x1 in sorted(ordered[i:j], key=lambda r: r[1]):
+            if pieces and x0 <= pieces[-1][1] + 1.0:
+                pieces[-1][1] = max(pieces[-1][1], x1)
+            else:
+                pieces.append([x0, x1])
+        covered = sum(b - a for a, b in pieces)
+        full = pieces[-1][1] - pieces[0][0] >= 0.8 * width and covered >= 0.6 * width
+        out.append((ordered[i][0], full, len(pieces) >= 2))
+        i = j
+    return out
 
 
 def _is_listing(lines: list[Line]) -> bool:
@@ -253,7 +310,8 @@ def find_aligned_tables(
             i += 1
             continue
         # A header line of one (spanning) segment may sit directly above.
-        start = i - 1 if text and text[-1] is lines[i - 1] and _header_candidate(lines, i) else i
+        above = text and text[-1] is lines[i - 1]
+        start = i - 1 if above and _header_candidate(lines, i, rules) else i
         end = _run_end(lines, i)
         found = _table_in(lines[start:end], page, rules)
         if found is None and start != i:
@@ -282,10 +340,12 @@ def _is_title(lines: list[Line], at: int, start: int) -> bool:
     return bold and ln.size > _HEADING_SIZE * lines[start].size
 
 
-def _header_candidate(lines: list[Line], i: int) -> bool:
+def _header_candidate(lines: list[Line], i: int, rules: list[tuple[float, float, float]]) -> bool:
     prev, ln = lines[i - 1], lines[i]
     if is_caption(prev.text) or prev.bold != ln.bold or abs(prev.size - ln.size) >= 0.5:
         return False  # a caption or a section heading above the table
+    if _between_rules(prev, ln, rules):
+        return True  # a title over the table, between booktabs' top rule and a midrule
     if i >= 2 and _ends_paragraph(lines[i - 2], prev):
         return False  # "... lists all token classes and their / corresponding numbers."
     short = prev.x1 - prev.x0 < 0.5 * (ln.x1 - ln.x0)
@@ -297,3 +357,11 @@ def _ends_paragraph(above: Line, prev: Line) -> bool:
     line starts and follows it at the paragraph's line pitch."""
     tight = prev.top - above.bottom < 0.6 * max(prev.size, 1.0)
     return tight and len(above.segments) == 1 and abs(above.x0 - prev.x0) <= 1.0
+
+
+def _between_rules(prev: Line, ln: Line, rules: list[tuple[float, float, float]]) -> bool:
+    """A rule as wide as `ln` lies between `prev` and `ln`, and one directly above `prev`."""
+    wide = [y for y, x0, x1 in rules if x0 <= ln.x0 + 2 and x1 >= ln.x1 - 2]
+    below = any(prev.bottom - 1 <= y <= ln.top + 1 for y in wide)
+    over = any(0 <= prev.top - y <= prev.size for y in wide)
+    return below and over

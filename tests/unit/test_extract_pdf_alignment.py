@@ -196,3 +196,31 @@ def test_p_columns_join_their_wrapped_lines_and_one_word_rows_stay_rows() -> Non
         "Column four acts in the same way.",
     ]
     assert rows[2:] == [["two", "short", "3", "x"], ["", "word", "4", "y"]]
+
+
+def test_a_table_between_two_captions_takes_the_one_on_the_documents_side() -> None:
+    from chunkwise.extract.pdf import _attach_captions, captions_below
+
+    def para(text: str, top: float) -> Item:
+        return Item("para", top, top + 10, text=text)
+
+    def table(top: float) -> Item:
+        frag = TableFragment(rows=[["", ""], ["\\textdegree", "176"]], page=1, header_rows=0)
+        return Item("table", top, top + 30, table=frag)
+
+    first, second = table(100.0), table(200.0)
+    items = [
+        first,
+        para("Table 3: Symbols in all sub-encodings", 140.0),
+        para("\\textcircled acc", 160.0),  # a one-row table read as text
+        para("Table 4: Symbol unavailable in sub-encoding 1", 180.0),
+        second,
+        para("Table 5: Symbols unavailable in sub-encoding 2", 240.0),
+    ]
+    below = captions_below([items])
+    assert below
+    _attach_captions(items, below)
+    assert first.table is not None and second.table is not None
+    assert first.table.caption.startswith("Table 3")
+    assert second.table.caption.startswith("Table 5")
+    assert [it.text for it in items if it.kind == "para"][2].startswith("Table 4")

@@ -864,18 +864,37 @@ def _heading_levels(pages: list[PageContent], body: float) -> dict[float, int]:
     return {s: (1 if i == 0 else min(6, i + 2)) for i, s in enumerate(sizes)}
 
 
-def _attach_captions(items: list[Item]) -> None:
-    """A caption directly below a table moves directly above it."""
+def _caption_at(items: list[Item], i: int) -> bool:
+    return 0 <= i < len(items) and items[i].kind == "para" and is_caption(items[i].text)
+
+
+def captions_below(pages: list[list[Item]]) -> bool:
+    """The document sets its captions below its tables: more tables have a caption
+    only below them than only above them (LaTeX documents keep to one side)."""
+    below = above = 0
+    for items in pages:
+        for i, it in enumerate(items):
+            if it.kind == "table":
+                first, second = _caption_at(items, i - 1), _caption_at(items, i + 1)
+                above += first and not second
+                below += second and not first
+    return below > above
+
+
+def _attach_captions(items: list[Item], below: bool = False) -> None:
+    """A caption directly below a table moves directly above it. A table between two
+    captions takes the one on the document's side: fntguide's captions sit below
+    their tables, and a table after a caption that belongs to the table (or the
+    one-line list) above it takes its own caption below it."""
     for i, it in enumerate(items):
-        if it.kind != "table" or it.table is None:
-            continue
-        before = items[i - 1] if i > 0 else None
-        after = items[i + 1] if i + 1 < len(items) else None
-        if before is not None and before.kind == "para" and is_caption(before.text):
-            it.table.caption = before.text
-        elif after is not None and after.kind == "para" and is_caption(after.text):
-            items[i], items[i + 1] = after, it
-            it.table.caption = after.text
+        if it.kind != "table" or it.table is None or it.table.caption:
+            continue  # not a table, or one met again after its caption moved above it
+        after = _caption_at(items, i + 1)
+        if _caption_at(items, i - 1) and not (below and after):
+            it.table.caption = items[i - 1].text
+        elif after:
+            items[i], items[i + 1] = items[i + 1], it
+            it.table.caption = items[i].text
 
 
 def _render_ocr(text: str, number: int) -> str:
@@ -1095,7 +1114,6 @@ def _assemble(
     ocr_budget = limits.max_ocr_pages
     for (number, _hgt, _l, tables, _ht, has_images), kept in zip(raw, stripped, strict=True):
         items = _group(kept, body, tables, rules, number)
-        _attach_captions(items)
         content = PageContent(number, items, bool(items), has_images)
         if not items:
             report.pages_without_text.append(number)
@@ -1113,6 +1131,9 @@ def _assemble(
                 report.warnings.append(f"page {number}: blank page")
         pages.append(content)
 
+    below = captions_below([p.items for p in pages])
+    for page in pages:
+        _attach_captions(page.items, below)
     levels = _heading_levels(pages, body)
     stitched = _stitch(pages, report)
     return _render(pages, levels, stitched, report)

@@ -180,14 +180,17 @@ def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) ->
     left = min(ln.x0 for ln in lines)
     right = max(ln.x1 for ln in lines)
     heights = _rule_heights(rules, right - left)
-    for at, (y, full, _pieced) in enumerate(heights):
+    for at, (y, full, pieced) in enumerate(heights):
         above = sum(1 for ln in lines if ln.bottom <= y + 1)
-        if full and 0 < above < len(lines):
+        if full and not pieced and 0 < above < len(lines):
             # booktabs' cmidrules under the column heads, a line or two below the
-            # rule under a title over the table, still close the header.
+            # rule under a title over the table, still close the header (unless a
+            # caption lies between: the rules are the next tables' side by side).
             for y2, full2, pieced2 in heights[at + 1 :]:
                 more = sum(1 for ln in lines if ln.bottom <= y2 + 1)
-                if full2 and pieced2 and more - above <= 2 and more < len(lines):
+                heads = lines[above:more]
+                closes = full2 and pieced2 and more - above <= 2 and more < len(lines)
+                if closes and not any(is_caption(ln.text) for ln in heads):
                     return more
             return above
     if len(lines) < 3:
@@ -218,8 +221,11 @@ def _rule_heights(
                 pieces[-1][1] = max(pieces[-1][1], x1)
             else:
                 pieces.append([x0, x1])
-        covered = sum(b - a for a, b in pieces)
-        full = pieces[-1][1] - pieces[0][0] >= 0.8 * width and covered >= 0.6 * width
+        if len(pieces) == 1:  # one rule (drawn in touching pieces or twice)
+            full = any(x1 - x0 >= 0.8 * width for _y, x0, x1 in ordered[i:j])
+        else:
+            covered = sum(b - a for a, b in pieces)
+            full = pieces[-1][1] - pieces[0][0] >= 0.8 * width and covered >= 0.6 * width
         out.append((ordered[i][0], full, len(pieces) >= 2))
         i = j
     return out

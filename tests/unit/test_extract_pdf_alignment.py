@@ -224,3 +224,21 @@ def test_a_table_between_two_captions_takes_the_one_on_the_documents_side() -> N
     assert first.table.caption.startswith("Table 3")
     assert second.table.caption.startswith("Table 5")
     assert [it.text for it in items if it.kind == "para"][2].startswith("Table 4")
+
+
+def test_a_paragraph_with_notes_in_the_margin_is_not_a_table() -> None:
+    prose = [
+        "Each of the commands starting with font sets one of the font attri-",
+        "butes; fontsize also sets the baselineskip. The linespread command",
+        "prepares to multiply the current (or newly defined) baselineskip with",
+        "its factor, which spreads the lines apart for values greater than one.",
+        "The actual font in use is not altered by these commands, but the cur-",
+        "rent attributes are used to determine which font to use after that.",
+    ]
+    notes = ["New", "description", "1998/12/01"]
+    lines = [
+        line(100.0 + 12 * i, (50.0, text), *([(410.0, notes[i])] if i < len(notes) else []))
+        for i, text in enumerate(prose)
+    ]
+    text, tables = find_aligned_tables(lines, 8)
+    assert tables == [] and text == lines

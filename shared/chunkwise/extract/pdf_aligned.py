@@ -38,6 +38,8 @@ _LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
 _PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
 _CONTINUES = ("-", ",")
 _WORD_SPACE = 0.3  # em: an interword space
+_PROSE_WIDTH = 0.6  # of a table's width: a first column this wide of ...
+_PROSE_CHARS = 40  # ... pieces this long on average is running text
 # em: a word's width is estimated from its share of the segment's characters,
 # which undercounts letters against the narrower spaces
 _FIT_SLACK = 0.5
@@ -243,6 +245,21 @@ def _is_listing(lines: list[Line]) -> bool:
     return mono >= _LISTING_SHARE * len(segments)
 
 
+def _margin_notes(lines: list[Line], columns: list[tuple[float, float]]) -> bool:
+    """A paragraph with notes in the margin beside it (fntguide's "New description
+    1998/12/01"), not a table: the first column is running prose (over 60 % of the
+    width, its pieces 40 characters long on average) and the columns beside it hold
+    text on at most half of the lines."""
+    first = [s for ln in lines for s in ln.segments if _column_of(s, columns)[0] == 0]
+    if not first or len(columns) < 2:
+        return False
+    width = columns[-1][1] - columns[0][0]
+    wide = columns[0][1] - columns[0][0] >= _PROSE_WIDTH * width
+    prose = sum(len(s.text) for s in first) / len(first) >= _PROSE_CHARS
+    beside = sum(1 for ln in lines if any(_column_of(s, columns)[0] > 0 for s in ln.segments))
+    return wide and prose and 2 * beside <= len(lines)
+
+
 def _is_list(rows: list[list[str]]) -> bool:
     marks = [r[0] for r in rows if r[0]]
     return bool(marks) and all(_LIST_MARK.match(m) for m in marks)
@@ -291,6 +308,8 @@ def _table_in(
     while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
         kept.pop()
     if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or _is_listing(kept):
+        return None
+    if _margin_notes(kept, columns):
         return None
     n_head = _header_lines(kept, rules)
     head = [_cells(ln, columns, spread=True) for ln in kept[:n_head]]

@@ -175,6 +175,21 @@ def test_table_rows_are_atomic_and_header_repeats(lang: str, counter: HFTokenCou
     assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
 
 
+def test_a_headerless_tables_fragments_repeat_its_caption(counter: HFTokenCounter) -> None:
+    # A slot table without a header row (PDF: every header cell empty) is named only
+    # by its caption: each fragment repeats the caption with the empty header.
+    caption = "Table 2: Text symbols formerly from the textcomp package"
+    rows = "\n".join(f"| \\textsym{i} | {i + 13} |" for i in range(150))
+    text = f"## Page 35\n\n{caption}\n\n|  |  |\n| --- | --- |\n{rows}\n"
+    chunks = chunk_text(text, lang="en")
+    table_chunks = [c for c in chunks if c.kind is ChunkKind.TABLE]
+    assert len(table_chunks) >= 2
+    assert all(caption in c.text for c in table_chunks)
+    assert all(c.text.count(caption) == 1 for c in table_chunks)
+    assert all(c.table_header.endswith("|  |  |\n| --- | --- |") for c in table_chunks[1:])
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
+
+
 def test_row_longer_than_budget_is_split_with_header(counter: HFTokenCounter) -> None:
     long_cell = " ".join(["Lieferung nach Absprache"] * 60)
     text = f"| Artikel | Hinweis |\n|---|---|\n| A-1 | kurz |\n| A-2 | {long_cell} |\n"

@@ -11,6 +11,7 @@ from chunkwise.canonical import is_transcribed, page_number
 from chunkwise.chunking.blocks import Block, BlockType
 from chunkwise.chunking.context import Document
 from chunkwise.chunking.model import Frame, Plan, Section
+from chunkwise.chunking.rows import split_cells
 from chunkwise.chunking.spans import cap_heading
 from chunkwise.chunking.split import TABLES, count_plan
 
@@ -32,6 +33,8 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
         start = pending if pending is not None else block.start
         table_id += block.type in TABLES
         caption = _is_caption(doc.text, block, blocks[position + 1 : position + 2])
+        if caption:
+            _name_headerless(doc.text, blocks[position + 1], block)
         section = _section(stack, page, doc.lang_at(start))
         pieces = count_plan(doc, block, start)
         plans.append(Plan(block, start, section, table_id, caption, pending is not None, pieces))
@@ -80,6 +83,19 @@ def _carried_sections(popped: list[Frame], anchor_level: int) -> list[Frame]:
 def _section(stack: list[Frame], page: int | None, lang: str) -> Section:
     transcribed = any(f.transcribed for f in stack)
     return Section(tuple(f.title for f in stack if f.title), transcribed, page, lang)
+
+
+def _name_headerless(text: str, table: Block, caption: Block) -> None:
+    """A table without a header row (every header cell empty: a slot table, a list
+    of commands) is named only by its caption: the header its later fragments
+    repeat starts at the caption, so their rows still say which table they are.
+    The first fragment holds both in its body; a table with a header is left as is."""
+    if table.header is None:
+        return
+    start, end = table.header
+    first = text[start:end].split("\n", 1)[0]
+    if all(not cell.strip() for cell in split_cells(first)):
+        table.header = (caption.start, end)
 
 
 def _is_caption(text: str, block: Block, following: list[Block]) -> bool:

@@ -188,6 +188,10 @@ def test_a_headerless_tables_fragments_repeat_its_caption(counter: HFTokenCounte
     assert all(c.text.count(caption) == 1 for c in table_chunks)
     assert all(c.table_header.endswith("|  |  |\n| --- | --- |") for c in table_chunks[1:])
     assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)
+    # A title across the table in the header's first cell names no column either.
+    titled = text.replace("|  |  |\n", "| Unchanged options |  |\n")
+    titled_chunks = [c for c in chunk_text(titled, lang="en") if c.kind is ChunkKind.TABLE]
+    assert all(caption in c.text for c in titled_chunks)
 
 
 def test_row_longer_than_budget_is_split_with_header(counter: HFTokenCounter) -> None:

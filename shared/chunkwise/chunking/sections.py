@@ -86,15 +86,17 @@ def _section(stack: list[Frame], page: int | None, lang: str) -> Section:
 
 
 def _name_headerless(text: str, table: Block, caption: Block) -> None:
-    """A table without a header row (every header cell empty: a slot table, a list
-    of commands) is named only by its caption: the header its later fragments
-    repeat starts at the caption, so their rows still say which table they are.
-    The first fragment holds both in its body; a table with a header is left as is."""
+    """A table whose header names no column is named only by its caption: no header
+    row (every header cell empty: a slot table) or a title across the table in its
+    first cell (array's "Unchanged options", a group label). The header its later
+    fragments repeat then starts at the caption, so their rows still say which
+    table they are. The first fragment holds both in its body; a table whose header
+    names its columns is left as is."""
     if table.header is None:
         return
     start, end = table.header
-    first = text[start:end].split("\n", 1)[0]
-    if all(not cell.strip() for cell in split_cells(first)):
+    cells = split_cells(text[start:end].split("\n", 1)[0])
+    if len(cells) >= 2 and not any(cell.strip() for cell in cells[1:]):
         table.header = (caption.start, end)
 
 

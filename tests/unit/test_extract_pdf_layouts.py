@@ -370,3 +370,52 @@ def test_a_header_cell_spanning_columns_names_each_column_it_covers() -> None:
     r = extract(_pdf(_spanning_header_table), filename="span.pdf")
     assert r.report.tables[0].header == "| Multicolumn entry! | Multicolumn entry! | THREE | FOUR |"
     assert "| one | first wide | three | fourth wide |" in r.text
+
+
+def _rules_only_table(c: object) -> None:
+    """dblatex's command tables: a rule under every row drawn cell by cell, no column
+    rules, the command vertically centred beside its description of two lines."""
+    rows = [
+        ("command idiom", ["description"]),
+        ("command &", ["background execution of command in the subshell"]),
+        ("cmd1 | cmd2", ["pipe the standard output of cmd1 to the standard", "input of cmd2"]),
+        ("cmd1 && cmd2", ["execute cmd1; if successful, execute cmd2", "sequentially"]),
+        ("cmd > foo", ["redirect standard output of command to a file foo"]),
+    ]
+    left, mid, right = 60.0, 200.0, 540.0
+    y = 700.0
+    c.line(left, y, right, y)  # type: ignore[attr-defined]
+    for label, desc in rows:
+        height = 12.0 * len(desc)
+        c.setFont("Courier", 10)  # type: ignore[attr-defined]
+        c.drawString(left + 4, y - height / 2 - 4, label)  # type: ignore[attr-defined]
+        c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+        for k, text in enumerate(desc):
+            c.drawString(mid + 4, y - 10 - 12 * k, text)  # type: ignore[attr-defined]
+        y -= height + 2
+        c.line(left, y, mid, y)  # type: ignore[attr-defined]
+        c.line(mid, y, right, y)  # type: ignore[attr-defined]
+    # Two framed code boxes (a wide space inside each command) with a sentence of
+    # two lines between them: not a table.
+    for top in (500.0, 450.0):
+        c.rect(left, top - 14, right - left, 14)  # type: ignore[attr-defined]
+        c.setFont("Courier", 10)  # type: ignore[attr-defined]
+        c.drawString(left + 4, top - 10, "# echo penguin")  # type: ignore[attr-defined]
+        c.drawString(left + 130, top - 10, "ALL=(ALL) ALL >> /etc/sudoers")  # type: ignore[attr-defined]
+    c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+    for k, text in enumerate(
+        ("Alternatively, it is also common to do as follows to let the", "user in.")
+    ):
+        c.drawString(left, 476 - 11 * k, text)  # type: ignore[attr-defined]
+
+
+def test_rules_between_rows_make_the_rows_and_a_centred_label_joins_its_description() -> None:
+    r = extract(_pdf(_rules_only_table), filename="rules.pdf")
+    assert [t.header for t in r.report.tables] == ["| command idiom | description |"]
+    assert (
+        "| cmd1 \\| cmd2 | pipe the standard output of cmd1 to the standard input of cmd2 |"
+        in r.text
+    )
+    assert "| cmd1 && cmd2 | execute cmd1; if successful, execute cmd2 sequentially |" in r.text
+    assert "| cmd > foo | redirect standard output of command to a file foo |" in r.text
+    assert "Alternatively, it is also common" in r.text and "| # echo" not in r.text

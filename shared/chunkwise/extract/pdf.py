@@ -42,6 +42,7 @@ from .limits import ExtractLimits
 from .model import ExtractionReport, TableInfo
 from .ocr import OcrPort
 from .pdf_aligned import find_aligned_tables
+from .pdf_banded import find_banded_tables
 from .pdf_columns import reading_order
 from .pdf_lines import (
     CELL_GAP_EM,
@@ -1054,10 +1055,12 @@ def _aligned_tables(
     for item in tables:
         below = [ln.seq for ln in lines if ln.top > item.top]
         item.order = min(below) - 0.5 if below else float(len(lines))
-    text, aligned = find_aligned_tables(lines, page, rules)
+    rest, banded = find_banded_tables(lines, page, rules)
+    text, aligned = find_aligned_tables(rest, page, rules)
     lines[:] = text
     found = [
-        Item("table", t.top, t.bottom, table=t.fragment, order=t.lines[0].seq) for t in aligned
+        Item("table", t.top, t.bottom, table=t.fragment, order=t.lines[0].seq)
+        for t in banded + aligned
     ]
     return tables + found
 

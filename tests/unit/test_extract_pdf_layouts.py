@@ -312,8 +312,16 @@ def _grouped_rows_table(c: object) -> None:
     left, mid, right = 100.0, 200.0, 400.0
     group = [("l", "Left adjusted column."), ("c", "Centered column."), ("r", "Right column.")]
     wrapped = [
-        ("m{width}", ["Defines a column of width width. Every", "entry is centred in the row."]),
-        ("a b", ["Two words that fill the whole cell of this", "column as wrapped text does."]),
+        (["m{width}"], ["Defines a column of width width. Every", "entry is centred in the row."]),
+        (
+            ["a", "b"],
+            ["Two words that fill the whole cell of this", "column as wrapped text does."],
+        ),
+        # Both cells wrap without filling their lines: the next word is too long.
+        (
+            ["gpg -s f|mail", "foo@example.org"],
+            ["Send a message with a key to", "you@example.org"],
+        ),
     ]
     top = 700.0
     y = top
@@ -322,12 +330,12 @@ def _grouped_rows_table(c: object) -> None:
         c.drawString(left + 6, y, label)  # type: ignore[attr-defined]
         c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
     bounds = [top, y - 4]
-    for label, lines in wrapped:
+    for labels, lines in wrapped:
         for k, text in enumerate(lines):
             y -= 12
             c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
-            if k == 0 or " " in label:  # a two-word label set on two lines too
-                c.drawString(left + 6, y, label.split()[k] if " " in label else label)  # type: ignore[attr-defined]
+            if k < len(labels):  # a label of two lines on the same baselines too
+                c.drawString(left + 6, y, labels[k])  # type: ignore[attr-defined]
         bounds.append(y - 4)
     for yy in bounds:
         c.line(left, yy, right, yy)  # type: ignore[attr-defined]
@@ -342,6 +350,8 @@ def test_rows_of_a_ruled_group_are_rows_and_a_wrapped_cell_stays_one() -> None:
     assert "| r | Right column. |" in text
     whole = "| m{width} | Defines a column of width width. Every entry is centred in the row. |"
     assert whole in text
+    gpg = "| gpg -s f\\|mail foo@example.org | Send a message with a key to you@example.org |"
+    assert gpg in text
     assert (
         "| a b | Two words that fill the whole cell of this column as wrapped text does. |"
     ) in text

@@ -106,6 +106,7 @@ _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table its
 _HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
+_WORD_SPACE = 0.3  # em: an interword space
 
 
 @dataclass
@@ -277,13 +278,25 @@ def _word_lines(words: Words) -> list[Words]:
 
 
 def _wrapped(lines: list[Words], box: Box) -> bool:
-    """A cell's text wraps: a line before its last fills the cell (less its padding)."""
-    width = box[2] - box[0]
-    for line in lines[:-1]:
+    """A cell's text wraps: a line of several words after which the first word of the
+    next line would not have fitted (the cell, less its padding, was full), or a
+    line ending in a hyphen. Short one-line entries ("Left adjusted column." over
+    "Centered adjusted column.") leave room; one-word entries ("p{width}" over
+    "@{decl.}") are entries of their own however narrow the column."""
+    width = box[2] - box[0] - _CELL_PADDING
+    for line, following in itertools.pairwise(lines):
+        if str(line[-1]["text"]).endswith("-"):
+            return True
         used = max(float(w["x1"]) for w in line) - min(float(w["x0"]) for w in line)
-        if used + _CELL_PADDING >= 0.85 * width or str(line[-1]["text"]).endswith("-"):
+        first = min(following, key=lambda w: float(w["x0"]))
+        needed = float(first["x1"]) - float(first["x0"]) + _WORD_SPACE * _font_size(first)
+        if len(line) >= 2 and used + needed >= width:
             return True
     return False
+
+
+def _font_size(word: dict[str, Any]) -> float:
+    return float(word.get("bottom", 0.0)) - float(word.get("top", 0.0)) or 10.0
 
 
 def _aligned_rows(cells: list[Words | None], boxes: list[Box | None]) -> list[list[Words | None]]:

@@ -121,6 +121,9 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # German package documentation with German notes in an English text
+    # (pdfTeX, OT1 fonts: accents are separate glyphs over their letter).
+    Document("dhua", "usr/share/doc/texlive-doc/latex/dhua/dhua.pdf", "de", "LaTeX (pdfTeX)"),
     Document(
         "debian-reference-en-html",
         "usr/share/debian-reference/ch02.en.html",

@@ -18,7 +18,10 @@ window itself):
   or in its text before the snippet.
 
 Comparison copies only (never the canonical text): whitespace collapsed
-(NBSP counts as a space), Markdown escapes and emphasis markers dropped.
+(NBSP counts as a space), Markdown escapes and emphasis markers dropped, and
+Unicode NFC (pdftotext writes a TeX accent as letter + combining mark, "u\u0308",
+which is the letter "\u00fc" of the page; split by the word pattern it made two
+words of the reference's "geschützt").
 
 Word integrity compares against `pdftotext -raw`: the share of its words of
 5+ letters that come out as words (each occurrence counted once; a word that
@@ -31,6 +34,7 @@ letters in the output that are not a word of pdftotext's text.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +60,7 @@ class View:
 
 
 def norm(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
     text = _ESCAPE.sub(r"\1", text)
     text = _EMPHASIS.sub("", text)
     return _SPACE.sub(" ", text).strip()
@@ -186,6 +191,7 @@ class Reference:
 
 
 def reference_words(pdftotext_raw: str) -> Reference:
+    pdftotext_raw = unicodedata.normalize("NFC", pdftotext_raw)
     pages = pdftotext_raw.split("\f")
     line_pages: Counter[str] = Counter()
     for page in pages:
@@ -218,7 +224,7 @@ def reference_words(pdftotext_raw: str) -> Reference:
 
 
 def word_integrity(reference: Reference, text: str) -> float:
-    found = Counter(_WORD.findall(text))
+    found = Counter(_WORD.findall(unicodedata.normalize("NFC", text)))
     hits = 0
     for alternatives in reference.occurrences:
         for word in alternatives:
@@ -230,6 +236,7 @@ def word_integrity(reference: Reference, text: str) -> float:
 
 
 def glued_tokens(reference: Reference, text: str) -> list[str]:
+    text = unicodedata.normalize("NFC", text)
     return [
         w for w in _WORD.findall(text) if len(w) >= _GLUED_LETTERS and w not in reference.vocabulary
     ]

@@ -1,6 +1,14 @@
 """The strict table measure of the real-document benchmark counts structure, not co-location."""
 
-from bench.realdocs.metrics import View, table_fact, table_fact_strict, tables_in
+from bench.realdocs.metrics import (
+    View,
+    prose_fact,
+    reference_words,
+    table_fact,
+    table_fact_strict,
+    tables_in,
+    word_integrity,
+)
 
 TABLE = (
     "Packages\n\n"
@@ -43,3 +51,11 @@ def test_key_value_table_without_header_is_named_by_its_first_row() -> None:
     text = "|  |  |\n| --- | --- |\n| LATEX name: | T5 |\n| Public name: | Vietnamese |\n"
     assert table_fact_strict([View(text)], "Vietnamese", "T5", "Public name:")
     assert not table_fact_strict([View(text)], "Vietnamese", "T6", "Public name:")
+
+
+def test_a_combining_accent_in_the_reference_is_the_letter_it_makes() -> None:
+    # pdftotext writes a TeX accent as letter + combining mark: one word, "geschützt".
+    reference = reference_words("ein geschu\u0308tztes Leerzeichen\n")
+    assert word_integrity(reference, "ein geschütztes Leerzeichen") == 1.0
+    assert word_integrity(reference, "ein geschu\u00a8tztes Leerzeichen") < 1.0
+    assert prose_fact("ein geschu\u0308tztes Leerzeichen", "geschütztes Leerzeichen")

@@ -429,3 +429,36 @@ def test_rules_between_rows_make_the_rows_and_a_centred_label_joins_its_descript
     assert "| cmd1 && cmd2 | execute cmd1; if successful, execute cmd2 sequentially |" in r.text
     assert "| cmd > foo | redirect standard output of command to a file foo |" in r.text
     assert "Alternatively, it is also common" in r.text and "| # echo" not in r.text
+
+
+def _accented(canvas: object, parts: list[str], x: float, y: float, accent_first: bool) -> None:
+    """A word as TeX sets it with OT1 fonts: each "u\u00a8"-like pair is the letter
+    with a separate spacing accent centred over it (drawn before or after it)."""
+    for part in parts:
+        if len(part) == 2 and part[1] == "\u00a8":
+            letter_width = pdfmetrics.stringWidth(part[0], "Helvetica", 10)
+            accent_x = x + (letter_width - pdfmetrics.stringWidth(part[1], "Helvetica", 10)) / 2
+            order = [(accent_x, part[1]), (x, part[0])]
+            for at, glyph in order if accent_first else order[::-1]:
+                canvas.drawString(at, y, glyph)  # type: ignore[attr-defined]
+            x += letter_width
+        else:
+            canvas.drawString(x, y, part)  # type: ignore[attr-defined]
+            x += pdfmetrics.stringWidth(part, "Helvetica", 10)
+
+
+@pytest.mark.parametrize("with_rule", [True, False], ids=["pdfplumber", "pdfium"])
+def test_an_accent_drawn_over_its_letter_becomes_one_letter(with_rule: bool) -> None:
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        if with_rule:
+            c.line(50, 800, 545, 800)  # type: ignore[attr-defined]
+        _accented(c, ["Abk", "u\u00a8", "rzung f", "u\u00a8", "r"], 50, 700, accent_first=True)
+        _accented(c, ["Festabst", "a\u00a8", "nde"], 50, 680, accent_first=False)
+        c.drawString(50, 660, "a spacing \u00a8 between words stays")  # type: ignore[attr-defined]
+
+    text = extract(_pdf(draw), filename="accents.pdf").text
+    assert "Abkürzung für" in text
+    assert "Festabstände" in text
+    assert "a spacing \u00a8 between words stays" in text
+    assert "u\u00a8" not in text and "\u00a8a" not in text

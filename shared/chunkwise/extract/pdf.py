@@ -49,11 +49,15 @@ from .pdf_lines import (
     WORD_GAP_EM,
     Glyph,
     Line,
+    accent_over,
+    can_take_accent,
     is_bold_font,
     is_mono_font,
+    is_spacing_accent,
     release_glyphs,
     segments_of,
     strip_subset,
+    with_accent,
 )
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .tables import (
@@ -392,8 +396,49 @@ def _box(bbox: Any) -> tuple[float, float, float, float]:
     return x0, top, x1, bottom
 
 
+def _join_accents(page: Any) -> Any:
+    """The page with every spacing accent drawn over a letter joined into that letter.
+
+    Fonts without precomposed letters (TeX's OT1 fonts) set "ü" as "u" with a
+    "¨" glyph over it; read apart, "für" came out as "fu¨r". The letter's
+    character takes the accent (pdfplumber's cached character, so that words,
+    lines and table cells all see it) and the accent glyph leaves the page.
+    """
+    chars = page.chars
+    accents = [c for c in chars if is_spacing_accent(str(c.get("text", "")))]
+    if not accents:
+        return page
+    rows: dict[int, list[dict[str, Any]]] = {}
+    for c in chars:
+        if can_take_accent(str(c.get("text", ""))):
+            rows.setdefault(int(_baseline(c) // _BAND), []).append(c)
+    joined: set[int] = set()
+    for accent in accents:
+        letter = _letter_under(accent, rows)
+        if letter is not None:
+            letter["text"] = with_accent(str(letter["text"]), str(accent["text"]))
+            joined.add(id(accent))
+    return page.filter(lambda obj: id(obj) not in joined) if joined else page
+
+
+def _letter_under(
+    accent: dict[str, Any], rows: dict[int, list[dict[str, Any]]]
+) -> dict[str, Any] | None:
+    # TeX raises an accent over a capital: its baseline may sit a few points higher.
+    size = max(float(accent.get("size", 0.0)), 1.0)
+    base = _baseline(accent)
+    span = (float(accent["x0"]), float(accent["x1"]))
+    row = int(base // _BAND)
+    for c in itertools.chain.from_iterable(rows.get(r, []) for r in (row - 1, row, row + 1)):
+        near = abs(_baseline(c) - base) <= 0.6 * size
+        if near and can_take_accent(str(c["text"])) and accent_over(span, (c["x0"], c["x1"])):
+            return c
+    return None
+
+
 def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
+    page = _join_accents(page)
     borders = _outer_borders(page)
     tables = page.find_tables({"explicit_vertical_lines": borders} if borders else None)
     boxes: list[tuple[float, float, float, float]] = []

@@ -10,6 +10,7 @@ The column and table finders (`pdf_columns`, `pdf_aligned`) work on them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,51 @@ _MONO_FONT = re.compile(
 )
 
 
+# Spacing accents as fonts without precomposed letters set them (TeX's \accent
+# with OT1 fonts: "u" and "¨" drawn over it), and the combining mark each stands
+# for. ASCII ` ^ ~ count only when drawn over a letter, like the others.
+_COMBINING = {
+    "\u00a8": "\u0308",  # diaeresis
+    "\u00b4": "\u0301",  # acute
+    "`": "\u0300",
+    "\u02cb": "\u0300",  # grave
+    "^": "\u0302",
+    "\u02c6": "\u0302",  # circumflex
+    "~": "\u0303",
+    "\u02dc": "\u0303",  # tilde
+    "\u00af": "\u0304",  # macron
+    "\u02d8": "\u0306",  # breve
+    "\u02d9": "\u0307",  # dot above
+    "\u02da": "\u030a",  # ring
+    "\u02dd": "\u030b",  # double acute
+    "\u02c7": "\u030c",  # caron
+    "\u00b8": "\u0327",  # cedilla
+    "\u02db": "\u0328",  # ogonek
+}
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}  # TeX accents i and j without their dot
+
+
+def is_spacing_accent(text: str) -> bool:
+    return text in _COMBINING
+
+
+def accent_over(accent: tuple[float, float], letter: tuple[float, float]) -> bool:
+    """Is the accent glyph (x0, x1) drawn over the letter (x0, x1)? Its centre
+    lies inside the letter's box: glyphs side by side only touch."""
+    centre = (accent[0] + accent[1]) / 2
+    margin = 0.1 * (letter[1] - letter[0])
+    return letter[0] + margin < centre < letter[1] - margin
+
+
+def with_accent(letter: str, accent: str) -> str:
+    """The letter with the accent drawn over it, as one character where Unicode has
+    it ("u" + "¨" -> "ü"); the page shows one letter, and a reader searches for it."""
+    base = _DOTLESS.get(letter, letter)
+    return unicodedata.normalize("NFC", base + _COMBINING[accent])
+
+
+def can_take_accent(text: str) -> bool:
+    return len(text) == 1 and text.isalpha()
 @dataclass(frozen=True)
 class Glyph:
     x0: float

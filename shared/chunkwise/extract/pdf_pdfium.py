@@ -11,10 +11,21 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .pdf_lines import Glyph, Line, is_bold_font, is_mono_font, segments_of, strip_subset
+from .pdf_lines import (
+    Glyph,
+    Line,
+    accent_over,
+    can_take_accent,
+    is_bold_font,
+    is_mono_font,
+    is_spacing_accent,
+    segments_of,
+    strip_subset,
+    with_accent,
+)
 
 _WS = re.compile(r"\s+")
 
@@ -66,10 +77,32 @@ class _LineBuilder:
             pending = self.chars.pop()
             self.flush()
             self.chars.append(pending)
+        if self._joins_accent(ch, x, x1):
+            return
         self.glyphs.append(Glyph(x, max(x1, x), ch, font.mono, font.size, font.family, font.bold))
         self.fonts.append(font)
         self.tops.append(base - 0.79 * font.size)
         self.bottoms.append(base + 0.21 * font.size)
+
+    def _joins_accent(self, ch: str, x: float, x1: float) -> bool:
+        """A spacing accent drawn over the glyph before it, or a letter under the
+        accent before it (TeX's OT1 accents: "u" and "¨"), becomes one character."""
+        if not self.glyphs or len(self.chars) < 2 or self.chars[-2].isspace():
+            return False
+        prev = self.glyphs[-1]
+        if is_spacing_accent(ch) and can_take_accent(prev.text):
+            if not accent_over((x, max(x1, x)), (prev.x0, prev.x1)):
+                return False
+            self.glyphs[-1] = replace(prev, text=with_accent(prev.text, ch))
+        elif can_take_accent(ch) and is_spacing_accent(prev.text):
+            if not accent_over((prev.x0, prev.x1), (x, max(x1, x))):
+                return False
+            self.glyphs[-1] = replace(prev, x0=x, x1=max(x1, x), text=with_accent(ch, prev.text))
+        else:
+            return False
+        self.chars.pop()
+        self.chars[-1] = self.glyphs[-1].text
+        return True
 
     def flush(self) -> None:
         text = _WS.sub(" ", "".join(self.chars)).strip()

@@ -462,3 +462,93 @@ def test_an_accent_drawn_over_its_letter_becomes_one_letter(with_rule: bool) -> 
     assert "Festabstände" in text
     assert "a spacing \u00a8 between words stays" in text
     assert "u\u00a8" not in text and "\u00a8a" not in text
+
+
+def test_table_rows_in_ever_larger_fonts_keep_command_and_description_together() -> None:
+    # l2kurz's table of font sizes: the command in 10 pt, its description on the
+    # same baseline in its own size; pdfplumber puts pieces with tops 3 pt apart
+    # or more on different lines.
+    rows = [("\\small", "kleine Schrift", 10), ("\\large", "große Schrift", 12)]
+    rows += [("\\Large", "größere Schrift", 14.4), ("\\LARGE", "sehr große Schrift", 17.3)]
+    rows += [("\\huge", "riesig groß", 20.7), ("\\Huge", "gigantisch", 24.9)]
+
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 11)  # type: ignore[attr-defined]
+        c.drawString(220, 760, "Tabelle 6: Schriftgrößen")  # type: ignore[attr-defined]
+        c.line(200, 750, 420, 750)  # type: ignore[attr-defined]
+        y = 735.0
+        for command, description, size in rows:
+            c.setFont("Courier", 10)  # type: ignore[attr-defined]
+            c.drawString(200, y, command)  # type: ignore[attr-defined]
+            c.setFont("Helvetica", size)  # type: ignore[attr-defined]
+            c.drawString(280, y, description)  # type: ignore[attr-defined]
+            y -= size + 6
+        c.line(200, y, 420, y)  # type: ignore[attr-defined]
+
+    text = extract(_pdf(draw), filename="sizes.pdf").text
+    for command, description, _ in rows:
+        escaped = command.replace("\\", "\\\\")  # a cell's backslash is escaped
+        assert f"| {escaped} | {description} |" in text
+
+
+def _symbol_table(c: object, top: float, rows: list[tuple[str, str, str, str]]) -> None:
+    for i, row in enumerate(rows):
+        for x, cell in zip((100, 160, 300, 360), row, strict=True):
+            c.drawString(x, top - 14 * i, cell)  # type: ignore[attr-defined]
+
+
+def test_a_caption_between_two_tables_names_the_nearer_one_and_may_wrap() -> None:
+    # l2kurz p56: a two-line caption above a table (its second line centred),
+    # then, far below, the next table's caption close above its own table.
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        c.drawString(
+            100, 760, "Tabelle 20: Pfeile (Vertikale Pfeile werden als Klammern behandelt,"
+        )  # type: ignore[attr-defined]
+        c.drawString(150, 746, "alle anderen als Relationen.)")  # type: ignore[attr-defined]
+        _symbol_table(
+            c,
+            720,
+            [
+                ("a1", "\\alpha", "b1", "\\beta"),
+                ("a2", "\\gamma", "b2", "\\delta"),
+                ("a3", "\\eta", "b3", "\\theta"),
+                ("a4", "\\iota", "b4", "\\kappa"),
+            ],
+        )
+        c.drawString(200, 480, "Tabelle 21: Klammern")  # type: ignore[attr-defined]
+        _symbol_table(
+            c,
+            456,
+            [
+                ("c1", "\\lceil", "d1", "\\rceil"),
+                ("c2", "\\langle", "d2", "\\rangle"),
+                ("c3", "\\lfloor", "d3", "\\rfloor"),
+            ],
+        )
+
+    text = extract(_pdf(draw), filename="captions.pdf").text
+    first = (
+        "Tabelle 20: Pfeile (Vertikale Pfeile werden als Klammern behandelt,"
+        " alle anderen als Relationen.)"
+    )
+    assert first in text
+    assert (
+        text.index(first)
+        < text.index("\\\\alpha")
+        < text.index("Tabelle 21")
+        < text.index("\\\\lceil")
+    )
+
+
+def test_a_caption_far_below_a_table_and_close_above_the_next_is_the_next_ones() -> None:
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        rows = [("a1", "\\alpha", "b1", "\\beta"), ("a2", "\\gamma", "b2", "\\delta")]
+        _symbol_table(c, 720, [*rows, ("a3", "\\eta", "b3", "\\theta")])
+        c.drawString(200, 480, "Tabelle 21: Klammern")  # type: ignore[attr-defined]
+        rows = [("c1", "\\lceil", "d1", "\\rceil"), ("c2", "\\langle", "d2", "\\rangle")]
+        _symbol_table(c, 456, [*rows, ("c3", "\\lfloor", "d3", "\\rfloor")])
+
+    text = extract(_pdf(draw), filename="captions.pdf").text
+    assert text.index("\\\\alpha") < text.index("Tabelle 21") < text.index("\\\\lceil")

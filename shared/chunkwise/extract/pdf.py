@@ -54,6 +54,7 @@ from .pdf_lines import (
     is_bold_font,
     is_mono_font,
     is_spacing_accent,
+    join_baselines,
     release_glyphs,
     segments_of,
     strip_subset,
@@ -65,6 +66,7 @@ from .tables import (
     TableFragment,
     append_fragment,
     can_continue,
+    caption_breaks_off,
     caption_paragraph,
     columns_match,
     header_block_joined,
@@ -577,6 +579,7 @@ def _line_of(chars: list[dict[str, Any]], text: str | None) -> Line:
         bold=_line_bold(chars),
         font=_line_font(chars),
         segments=segments,
+        baseline=median(_baseline(c) for c in chars),
     )
 
 
@@ -846,6 +849,13 @@ def _continues_heading(prev: Item, ln: Line, level: int, rules: HeadingRules) ->
     )
 
 
+def _caption_ends(block: Item) -> bool:
+    """A caption is a paragraph of its own, unless its line breaks off inside it
+    (l2kurz's two-line captions go on centred below)."""
+    text = " ".join(ln.text for ln in block.lines)
+    return is_caption(text) and not caption_breaks_off(text)
+
+
 def _group(
     lines: list[Line],
     body: float,
@@ -889,7 +899,7 @@ def _group(
             and tight
             and abs(prev.size - ln.size) < 1.5
             and not is_caption(text)
-            and not (prev.kind == "para" and is_caption(prev.lines[0].text))
+            and not (prev.kind == "para" and _caption_ends(prev))
         )
         if continues and prev is not None:
             prev.lines.append(ln)
@@ -951,9 +961,19 @@ def _attach_captions(items: list[Item], below: bool = False) -> None:
         after = _caption_at(items, i + 1)
         if _caption_at(items, i - 1) and not (below and after):
             it.table.caption = items[i - 1].text
-        elif after:
+        elif after and (below or not _captions_next_table(items, i + 1)):
             items[i], items[i + 1] = items[i + 1], it
             it.table.caption = items[i].text
+
+
+def _captions_next_table(items: list[Item], at: int) -> bool:
+    """The caption at `at`, between two tables, is nearer the one below it: that
+    table's caption above (l2kurz), not this one's below (debian-reference)."""
+    above, caption = items[at - 1], items[at]
+    below = items[at + 1] if at + 1 < len(items) else None
+    if below is None or below.kind != "table" or below.top < caption.bottom:
+        return False
+    return below.top - caption.bottom < caption.top - above.bottom
 
 
 def _render_ocr(text: str, number: int) -> str:
@@ -1090,7 +1110,7 @@ def _read_all(
         else:
             lines, tables, _has_text, has_images = _read_page(page)
             rules = _horizontal_rules(page)
-        lines = reading_order(lines, float(page.width))
+        lines = join_baselines(reading_order(lines, float(page.width)))
         release_glyphs(lines)
         tables = _aligned_tables(lines, tables, index + 1, rules)
         raw.append((index + 1, float(page.height), lines, tables, bool(lines), has_images))

@@ -25,7 +25,13 @@ from itertools import pairwise
 from statistics import median
 
 from .pdf_lines import CELL_GAP_EM, Line, Segment, is_bold_font
-from .tables import TableFragment, combine_header_rows, is_caption, is_continuation_note
+from .tables import (
+    TableFragment,
+    caption_breaks_off,
+    combine_header_rows,
+    is_caption,
+    is_continuation_note,
+)
 
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
@@ -373,6 +379,8 @@ def _header_candidate(lines: list[Line], i: int, rules: list[tuple[float, float,
         return True  # a title over the table, between booktabs' top rule and a midrule
     if i >= 2 and _ends_paragraph(lines[i - 2], prev):
         return False  # "... lists all token classes and their / corresponding numbers."
+    if i >= 2 and caption_breaks_off(lines[i - 2].text):
+        return False  # the caption's second line
     short = prev.x1 - prev.x0 < 0.5 * (ln.x1 - ln.x0)
     return short and ln.top - prev.bottom <= _MAX_LINE_GAP * max(ln.size, 1.0)
 

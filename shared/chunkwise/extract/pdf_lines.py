@@ -76,6 +76,8 @@ def with_accent(letter: str, accent: str) -> str:
 
 def can_take_accent(text: str) -> bool:
     return len(text) == 1 and text.isalpha()
+
+
 @dataclass(frozen=True)
 class Glyph:
     x0: float
@@ -116,6 +118,7 @@ class Line:
     font: str = ""  # the line's main font, without the subset prefix ("ABCDEF+")
     segments: list[Segment] = field(default_factory=list)
     seq: float = -1.0  # place in the page's reading order; -1 = not set (order by top)
+    baseline: float = 0.0  # median glyph baseline; 0.0 = not known (PDFium, a column's part)
 
     @property
     def x1(self) -> float:
@@ -213,4 +216,48 @@ def line_from_segments(template: Line, segments: list[Segment]) -> Line:
         font=font,
         segments=segments,
         seq=template.seq,
+    )
+
+
+def join_baselines(lines: list[Line]) -> list[Line]:
+    """Lines side by side on one baseline in different font sizes become one line.
+
+    pdfplumber clusters characters by their top, so in l2kurz's table of font
+    sizes the 10 pt command and its description in 14-25 pt on the same baseline
+    came out as separate lines, and every row from \\large on took the next
+    row's description. Only neighbours in reading order are joined: a page
+    column's lines are split before (their parts know no baseline), so text of
+    two columns on one baseline stays apart.
+    """
+    out: list[Line] = []
+    for ln in lines:
+        partner = next((p for p in reversed(out[-3:]) if _one_baseline(p, ln)), None)
+        if partner is None:
+            out.append(ln)
+            continue
+        out[out.index(partner)] = _joined(partner, ln)
+    return out
+
+
+def _one_baseline(a: Line, b: Line) -> bool:
+    if not (a.baseline and b.baseline and a.segments and b.segments):
+        return False
+    apart = a.x1 <= b.x0 or b.x1 <= a.x0
+    return apart and abs(a.baseline - b.baseline) <= 1.0 and abs(a.size - b.size) >= 0.5
+
+
+def _joined(a: Line, b: Line) -> Line:
+    left, right = (a, b) if a.x0 <= b.x0 else (b, a)
+    main = max((a, b), key=lambda ln: len(ln.text))  # the line's font: most of its text
+    return Line(
+        text=f"{left.text} {right.text}",
+        top=min(a.top, b.top),
+        bottom=max(a.bottom, b.bottom),
+        x0=left.x0,
+        size=main.size,
+        bold=main.bold,
+        font=main.font,
+        segments=[*left.segments, *right.segments],
+        seq=min(a.seq, b.seq),
+        baseline=a.baseline,
     )

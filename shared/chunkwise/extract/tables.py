@@ -31,7 +31,6 @@ _NOTE = re.compile(
 )
 
 
-
 def clean_cell(value: str | None) -> str:
     """One line per cell: whitespace collapsed, pipes escaped."""
     if value is None:
@@ -86,6 +85,13 @@ def header_line(header: list[str], width: int | None = None) -> str:
 
 def is_caption(text: str) -> bool:
     return bool(_CAPTION_WORD.match(text.strip()))
+
+
+def caption_breaks_off(text: str) -> bool:
+    """A caption line that goes on in the next line: a trailing comma or hyphen, or a
+    parenthesis still open ("Tabelle 20: Pfeile (Vertikale Pfeile ... behandelt,")."""
+    text = text.rstrip()
+    return is_caption(text) and (text.endswith((",", "-")) or text.count("(") > text.count(")"))
 
 
 def is_continuation_caption(text: str) -> bool:

@@ -113,6 +113,16 @@ def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
     )
 
 
+def test_to_after_a_line_end_hyphen_is_a_syllable_unless_a_compound_follows() -> None:
+    # debian-reference-de: "Benutzerkon-" + "to aus" is "Benutzerkonto".
+    assert _join_lines(["von einem Benutzerkon-", "to aus auf Geräte"]).startswith(
+        "von einem Benutzerkonto aus"
+    )
+    assert _join_lines(["ein Fo-", "to bis 2 MB"]) == "ein Foto bis 2 MB"
+    assert _join_lines(["a two-", "to three-fold rise"]) == "a two- to three-fold rise"
+    assert _join_lines(["Klein-", "bis Mittelbetriebe"]) == "Klein- bis Mittelbetriebe"
+
+
 def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
     from chunkwise.extract.pdf import _group
 

@@ -104,7 +104,10 @@ _LEADERS = re.compile(r"[\s.\u2026\u00b7]+")
 _MARGIN = 0.12  # share of the page height where running headers and footers sit
 _WS = re.compile(r"\s+")
 _MAX_OCR_PIXELS = 4000
-_HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "and", "or", "bis", "to"})
+_HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "bis", "and", "or"})
+# "to" keeps a suspended hyphen only before a compound ("two- to three-fold");
+# else it is a syllable: "Benutzerkon-" + "to" is "Benutzerkonto".
+_HYPHEN_KEEP_RANGE = frozenset({"to"})
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
 _BAND = 8  # points
 _JOIN_BACK = 3  # rows looked back at for one on the same baseline (`_same_baseline`)
@@ -741,12 +744,11 @@ def _join_lines(lines: Iterable[str]) -> str:
     """
     out = ""
     for text in lines:
-        first = text.split(" ", 1)[0]
         hyphen = out.endswith("-") and len(out) > 1 and out[-2].isalpha()
         if not out:
             out = text
         elif out.endswith("\u00ad") or (
-            hyphen and text[:1].islower() and first not in _HYPHEN_KEEP
+            hyphen and text[:1].islower() and not _suspended(text)
         ):
             out = out[:-1] + text
         elif hyphen and text[:1].isupper():
@@ -754,6 +756,15 @@ def _join_lines(lines: Iterable[str]) -> str:
         else:
             out = out + " " + text
     return out
+
+
+def _suspended(text: str) -> bool:
+    """Does the line after a line-end hyphen start like the rest of a suspended
+    compound ("und Spalten", "to 16-bit")?"""
+    words = text.split(" ", 2)
+    if words[0] in _HYPHEN_KEEP:
+        return True
+    return words[0] in _HYPHEN_KEEP_RANGE and len(words) > 1 and "-" in words[1]
 
 
 @dataclass

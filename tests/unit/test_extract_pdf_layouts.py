@@ -562,3 +562,41 @@ def test_a_caption_far_below_a_table_and_close_above_the_next_is_the_next_ones()
 
     text = extract(_pdf(draw), filename="captions.pdf").text
     assert text.index("\\\\alpha") < text.index("Tabelle 21") < text.index("\\\\lceil")
+
+
+def _docbook_table(c: object, top: float, rows: list[tuple[str, str]], caption: str) -> None:
+    """A DocBook table: rules between rows, a column rule inside, caption below."""
+    left, mid, right = 60.0, 200.0, 540.0
+    c.line(left, top, right, top)  # type: ignore[attr-defined]
+    for i, row in enumerate(rows):
+        y = top - 14 * (i + 1)
+        c.drawString(left + 3, y + 4, row[0])  # type: ignore[attr-defined]
+        c.drawString(mid + 3, y + 4, row[1])  # type: ignore[attr-defined]
+        c.line(left, y, right, y)  # type: ignore[attr-defined]
+        c.line(mid, y, mid, y + 14)  # type: ignore[attr-defined]
+    c.drawString(220, top - 14 * len(rows) - 22, caption)  # type: ignore[attr-defined]
+
+
+def test_two_ruled_tables_with_a_caption_between_stay_two_tables_with_their_captions() -> None:
+    # debian-reference-de p56: Tabelle 1.18, its caption below it, then Tabelle 1.19
+    # about 50 pt lower: the rule stacks were one table holding the caption as a row.
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        rows = [("locale-Wert", "Bedeutung"), ("xx", "Sprach-Code"), ("YY", "Länder-Code")]
+        _docbook_table(c, 700, rows, "Tabelle 1.18: Die drei Teile des locale-Wertes")
+        rows = [
+            ("Gebietsschema", "Sprache"),
+            ("de_DE.UTF-8", "Deutsch"),
+            ("fr_FR.UTF-8", "Französisch"),
+        ]
+        _docbook_table(c, 620, rows, "Tabelle 1.19: Liste mit Empfehlungen")
+        c.drawString(60, 500, "Tabelle 2.1 ist weiter unten beschrieben.")  # type: ignore[attr-defined]
+
+    r = extract(_pdf(draw), filename="docbook.pdf")
+    assert [t.caption for t in r.report.tables] == [
+        "Tabelle 1.18: Die drei Teile des locale-Wertes",
+        "Tabelle 1.19: Liste mit Empfehlungen",
+    ]
+    first = r.text.index("Tabelle 1.18")
+    assert first < r.text.index("| xx | Sprach-Code |") < r.text.index("Tabelle 1.19")
+    assert r.text.index("Tabelle 1.19") < r.text.index("| de_DE.UTF-8 | Deutsch |")

@@ -116,6 +116,7 @@ _HEADER_GAP = 12.0  # points between a header block and its body
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
 _WORD_SPACE = 0.3  # em: an interword space
+_MIN_CAPTION_GAP = 20.0  # points between two rules with a caption line between them
 
 
 @dataclass
@@ -186,16 +187,41 @@ def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
         if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
     )
     groups: list[list[float]] = []
+    closed: list[list[float]] = []  # tables that ended at their caption
     for top, x0, x1 in rules:
         # The narrowest open table that holds the rule, even if another rule
         # (a page footer's, a box's) came between.
-        open_groups = [g for g in groups if top - g[3] <= _ROW_REACH and _same_table(g, x0, x1)]
+        open_groups = [
+            g
+            for g in groups
+            if top - g[3] <= _ROW_REACH and _same_table(g, x0, x1) and not _in(g, closed)
+        ]
         owner = min(open_groups, key=lambda g: g[2] - g[0], default=None)
+        if owner is not None and _caption_between(page, owner, top):
+            closed.append(owner)  # the table above ends at its caption; this rule starts the next
+            owner = None
         if owner is not None:
             owner[3] = top
         else:
             groups.append([x0, top, x1, top])
     return [(g[0], g[1], g[2], g[3]) for g in groups if g[3] > g[1]]
+
+
+def _in(group: list[float], groups: list[list[float]]) -> bool:
+    return any(g is group for g in groups)
+
+
+def _caption_between(page: Any, group: list[float], top: float) -> bool:
+    """A caption line ("Tabelle 1.18: ...") between the group's last rule and `top`:
+    two tables, one below the other's caption (debian-reference p56), not one."""
+    if top - group[3] < _MIN_CAPTION_GAP:
+        return False  # rows between rules: no room for a caption line and its space
+    px0, ptop, px1, pbottom = (float(v) for v in page.bbox)
+    box = (max(group[0], px0), max(group[3] + 0.5, ptop), min(group[2], px1), min(top, pbottom))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return False
+    text = page.within_bbox(box).extract_text(x_tolerance_ratio=WORD_GAP_EM)
+    return any(is_caption(line) for line in str(text).split("\n"))
 
 
 def _same_table(group: list[float], x0: float, x1: float) -> bool:
@@ -747,9 +773,7 @@ def _join_lines(lines: Iterable[str]) -> str:
         hyphen = out.endswith("-") and len(out) > 1 and out[-2].isalpha()
         if not out:
             out = text
-        elif out.endswith("\u00ad") or (
-            hyphen and text[:1].islower() and not _suspended(text)
-        ):
+        elif out.endswith("\u00ad") or (hyphen and text[:1].islower() and not _suspended(text)):
             out = out[:-1] + text
         elif hyphen and text[:1].isupper():
             out = out + text

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.debian import fetch_pinned
+from bench.realdocs import office
 
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / ".local" / "realdocs"
@@ -148,8 +149,27 @@ DOCUMENTS = (
         "de",
         "python-docx fixture",
     ),
+    # Office-suite PDFs made from the pinned HTML by LibreOffice Writer
+    # (bench/realdocs/office.py; "office:" = .local/realdocs/office/).
+    *(
+        Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
+        for name in ("office-debref-ch03-en", "office-debref-ch08-en")
+    ),
+    *(
+        Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
+        for name in ("office-debref-ch06-de", "office-lohelp-start-de")
+    ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
+    *(
+        Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
+        for name in (
+            "office-debref-ch05-en",
+            "office-debref-ch11-en",
+            "office-debref-ch10-de",
+            "office-lohelp-formula-de",
+        )
+    ),
 )
 
 
@@ -174,6 +194,8 @@ def pymupdf_python() -> Path | None:
 def resolve(doc: Document) -> Path:
     if doc.path.startswith("repo:"):
         return ROOT / doc.path.removeprefix("repo:")
+    if doc.path.startswith("office:"):
+        return WORK / "office" / doc.path.removeprefix("office:")
     return WORK / "root" / doc.path
 
 
@@ -184,10 +206,11 @@ def fetch() -> Path:
 
 def main() -> int:
     try:
-        fetch()
+        root = fetch()
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"[realdocs] fetch failed: {exc}", file=sys.stderr)
         return 1
+    office.build(root, WORK / "office")
     missing = [d.name for d in DOCUMENTS if not resolve(d).exists()]
     for name in missing:
         print(f"[realdocs] missing: {name}", file=sys.stderr)

@@ -27,7 +27,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from statistics import median
@@ -44,6 +44,8 @@ from .ocr import OcrPort
 from .pdf_aligned import find_aligned_tables
 from .pdf_banded import find_banded_tables
 from .pdf_columns import reading_order
+from .pdf_decor import overlaid_spaces, underline_keys
+from .pdf_hyphen import Hyphenation, learn
 from .pdf_lines import (
     CELL_GAP_EM,
     WORD_GAP_EM,
@@ -181,11 +183,7 @@ def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
     only the mid and bottom rules of booktabs). A wider rule starts anew: a
     code box's frame next to a table is not part of it.
     """
-    rules = sorted(
-        (float(e["top"]), float(e["x0"]), float(e["x1"]))
-        for e in page.edges
-        if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
-    )
+    rules = sorted((y, x0, x1) for y, x0, x1 in _horizontal_rules(page))
     groups: list[list[float]] = []
     closed: list[list[float]] = []  # tables that ended at their caption
     for top, x0, x1 in rules:
@@ -242,8 +240,11 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
     restores them; a framed table just gets its borders twice.
     """
     lines: list[dict[str, Any]] = []
+    verticals = [e for e in page.edges if e.get("orientation") == "v"]
     for left, top, right, bottom in _rule_groups(page):
         for x in (left, right):
+            if _framed(verticals, x, top, bottom):
+                continue
             lines.append(
                 {
                     "object_type": "line",
@@ -256,6 +257,17 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
                 }
             )
     return lines
+
+
+def _framed(verticals: list[dict[str, Any]], x: float, top: float, bottom: float) -> bool:
+    """A drawn vertical border at x within the stack's height: the frame is there already.
+
+    Adding one anyway would join framed tables stacked closer than _ROW_REACH
+    (office documents: a heading between two framed tables) into one."""
+    return any(
+        abs(float(e["x0"]) - x) <= 2 and float(e["top"]) < bottom and float(e["bottom"]) > top
+        for e in verticals
+    )
 
 
 def _table_cells(
@@ -470,6 +482,9 @@ def _letter_under(
 def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
     page = _join_accents(page)
+    overlaid = overlaid_spaces(page.chars)
+    if overlaid:  # spaces drawn over glyphs split words ("chromiu m")
+        page = page.filter(lambda obj: id(obj) not in overlaid)
     borders = _outer_borders(page)
     tables = page.find_tables({"explicit_vertical_lines": borders} if borders else None)
     boxes: list[tuple[float, float, float, float]] = []
@@ -666,11 +681,16 @@ def _glyphs(chars: list[dict[str, Any]]) -> list[Glyph]:
 
 
 def _horizontal_rules(page: Any) -> list[tuple[float, float, float]]:
-    """(y, x0, x1) of the page's horizontal rules (booktabs' top, mid and bottom rules)."""
-    return [
-        (float(e["top"]), float(e["x0"]), float(e["x1"]))
+    """(y, x0, x1) of the page's horizontal rules (booktabs' top, mid and bottom rules);
+    underlines (links in office documents) are text decoration, not rules."""
+    rules = [
+        e
         for e in page.edges
         if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
+    ]
+    decoration = underline_keys(page.chars, rules) if rules else set()
+    return [
+        (float(e["top"]), float(e["x0"]), float(e["x1"])) for e in rules if id(e) not in decoration
     ]
 
 
@@ -759,23 +779,37 @@ def _strip_running(
     return kept, removed
 
 
-def _join_lines(lines: Iterable[str]) -> str:
+def _join_lines(
+    lines: Iterable[str], hyphenation: Hyphenation | None = None, code_ends: Container[int] = ()
+) -> str:
     """A block's lines as one text, with line-end hyphens resolved.
 
-    "Tabellenein-" + "träge" is one hyphenated word: the hyphen goes. A
-    hyphen before a capital is part of the word ("E-" + "Mail",
+    "Tabellenein-" + "träge" is one hyphenated word: the hyphen goes, unless
+    the document writes the pair with its hyphen elsewhere ("timer-based" in
+    an office document, which breaks lines only at hyphens it has; see
+    pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
     "Computer-Modern-" + "Schriftfamilien"): it stays, without a space. Before
     a conjunction it is a suspended compound ("Zeilen- und Spalten"): it stays
-    with its space. A soft hyphen marks where a word was broken: it goes.
+    with its space. A soft hyphen marks where a word was broken: it goes. An
+    option's dashes ("--" + "type=service") and a slash inside a word or path
+    ("~/.ssh/" + "authorized_keys") are where an office suite wrapped a word
+    it could not hyphenate: the next line attaches without a space. So does
+    the line after one whose last glyph is code (`code_ends`: indexes of such
+    lines), as code is never hyphenated ("systemd-" + "hostnamed.service").
     """
     out = ""
-    for text in lines:
+    for i, text in enumerate(lines):
         hyphen = out.endswith("-") and len(out) > 1 and out[-2].isalpha()
         if not out:
             out = text
-        elif out.endswith("\u00ad") or (hyphen and text[:1].islower() and not _suspended(text)):
+        elif out.endswith("\u00ad"):
             out = out[:-1] + text
-        elif hyphen and text[:1].isupper():
+        elif hyphen and text[:1].islower() and not _suspended(text):
+            keep = (i - 1 in code_ends) or (
+                hyphenation is not None and hyphenation.keeps(out, text)
+            )
+            out = (out if keep else out[:-1]) + text
+        elif (hyphen and text[:1].isupper()) or _attaches(out, text):
             out = out + text
         else:
             out = out + " " + text
@@ -789,6 +823,17 @@ def _suspended(text: str) -> bool:
     if words[0] in _HYPHEN_KEEP:
         return True
     return words[0] in _HYPHEN_KEEP_RANGE and len(words) > 1 and "-" in words[1]
+
+
+def _attaches(out: str, text: str) -> bool:
+    """The line ends in an option's dashes ("-", "--" after a space) or a slash within a
+    word, and the next starts with a letter or digit: one token wrapped at the line end."""
+    if not text[:1].isalnum():
+        return False
+    stem = out.rstrip("-")
+    if stem != out and len(out) - len(stem) <= 2:
+        return not stem or stem.endswith(" ")
+    return out.endswith("/") and len(out) > 1 and not out[-2].isspace()
 
 
 @dataclass
@@ -897,6 +942,7 @@ def _group(
     tables: list[Item],
     rules: HeadingRules | None = None,
     page: int = 1,
+    hyphenation: Hyphenation | None = None,
 ) -> list[Item]:
     """Lines -> heading / paragraph / list items; merged with tables by position."""
     rules = rules or HeadingRules(body)
@@ -942,7 +988,7 @@ def _group(
         else:
             blocks.append(Item("para", ln.top, ln.bottom, size=ln.size, lines=[ln]))
     for b in blocks:
-        b.text = _join_lines(ln.text for ln in b.lines)
+        b.text = _block_text(b.lines, hyphenation)
         b.order = b.lines[0].seq
     merged = blocks + tables
     if lines and all(ln.seq >= 0 for ln in lines) and all(t.order >= 0 for t in tables):
@@ -950,6 +996,11 @@ def _group(
     else:
         merged.sort(key=lambda it: it.top)
     return merged
+
+
+def _block_text(lines: list[Line], hyphenation: Hyphenation | None) -> str:
+    code_ends = {i for i, ln in enumerate(lines) if ln.segments and ln.segments[-1].mono_end}
+    return _join_lines((ln.text for ln in lines), hyphenation, code_ends)
 
 
 def _heading_levels(pages: list[PageContent], body: float) -> dict[float, int]:
@@ -1226,10 +1277,11 @@ def _assemble(
     body = body_sizes.most_common(1)[0][0] if body_sizes else 10.0
 
     rules = heading_rules(stripped, body)
+    hyphenation = learn([ln.text for ln in kept] for kept in stripped)
     pages: list[PageContent] = []
     ocr_budget = limits.max_ocr_pages
     for (number, _hgt, _l, tables, _ht, has_images), kept in zip(raw, stripped, strict=True):
-        items = _group(kept, body, tables, rules, number)
+        items = _group(kept, body, tables, rules, number, hyphenation)
         content = PageContent(number, items, bool(items), has_images)
         if not items:
             report.pages_without_text.append(number)

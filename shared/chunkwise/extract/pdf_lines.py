@@ -105,6 +105,9 @@ class Segment:
     # the glyph on that edge, `split_at`) and released after (`release_glyphs`):
     # held for every page of a long document they would cost more than the text.
     glyphs: tuple[Glyph, ...] = field(default=(), repr=False, compare=False)
+    # Its last glyph is in a typewriter font: a hyphen there is the text's own
+    # (neither TeX nor an office suite hyphenates code).
+    mono_end: bool = False
 
 
 @dataclass
@@ -146,7 +149,15 @@ def _segment(glyphs: list[Glyph], start: float, end: float, text: str) -> Segmen
     font = Counter(g.font for g in glyphs).most_common(1)[0][0]
     bold = sum(1 for g in glyphs if g.bold) >= 0.6 * len(glyphs)
     return Segment(
-        start, end, text.strip(), 2 * mono >= len(glyphs), size, bold, font, tuple(glyphs)
+        start,
+        end,
+        text.strip(),
+        2 * mono >= len(glyphs),
+        size,
+        bold,
+        font,
+        tuple(glyphs),
+        glyphs[-1].mono,
     )
 
 

@@ -151,7 +151,9 @@ def read_page_fast(page: Any) -> list[Line]:
             if ch.isspace():
                 continue
             size = round(float(pdfium_c.FPDFText_GetFontSize(tp, i)), 1)
-            if size != font.size or i % 32 == 0:
+            # Font info is costly: read again on a size change, every 32 glyphs, and
+            # for a hyphen (whether it is code's own decides how a line end joins).
+            if size != font.size or i % 32 == 0 or ch == "-":
                 pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
                 font_name = name.value.decode("utf-8", "replace")
                 font = _Font(

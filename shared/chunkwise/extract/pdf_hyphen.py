@@ -1,0 +1,86 @@
+"""Whether a hyphen at a line end belongs to the word, decided by the document's own words.
+
+TeX hyphenates: "docu-" + "mentation" is one word, the hyphen goes. An office
+suite (LibreOffice, Word) with automatic hyphenation off, their default, only
+breaks a line after a hyphen the text has: "timer-" + "based" is
+"timer-based". The line end alone cannot tell them apart; the rest of the
+document can:
+
+- the pair written with its hyphen elsewhere on one line ("socket-based",
+  "X-based") and not joined: the hyphen stays;
+- the joined word elsewhere ("documentation"): the hyphen goes;
+- neither: what the document's attested line-end hyphens mostly were; in a
+  document where they do not decide (few or none attested), the hyphen stays
+  when both parts are words of the document on their own ("timer", "based"),
+  as hyphenated syllables rarely are ("docu", "mentation"); and after a
+  single letter ("X-" + "based"), where no hyphenation breaks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_WORD = re.compile(r"[^\W\d_]+")
+_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_LEFT = re.compile(r"([^\W\d_]+)-$")
+_RIGHT = re.compile(r"^([^\W\d_]+)")
+
+
+@dataclass
+class Hyphenation:
+    """What one document's text says about its hyphenated words."""
+
+    compounds: Counter[tuple[str, str]] = field(default_factory=Counter)
+    words: Counter[str] = field(default_factory=Counter)
+    keep_unattested: bool | None = None  # None: the attested line ends do not decide
+
+    def keeps(self, line: str, following: str) -> bool | None:
+        """True: keep the hyphen ending `line` before `following`; False: drop it;
+        None: not a word broken at a hyphen (no letters on both sides)."""
+        left, right = _LEFT.search(line), _RIGHT.match(following)
+        if left is None or right is None:
+            return None
+        head, tail = left.group(1).casefold(), right.group(1).casefold()
+        verdict = self._attested(head, tail)
+        if verdict is None:
+            verdict = self.keep_unattested
+        if verdict is None:  # the line's own parts count once: a word elsewhere is a second
+            verdict = self.words[head] >= 2 and self.words[tail] >= 2
+        # Hyphenation leaves at least two letters before the break ("X-" + "based" is not)
+        return verdict or len(head) == 1
+
+    def _attested(self, left: str, right: str) -> bool | None:
+        hyphenated, joined = self.compounds[(left, right)], self.words[left + right]
+        if hyphenated == joined:
+            return None
+        return hyphenated > joined
+
+
+def learn(pages: Iterable[list[str]]) -> Hyphenation:
+    """The words and hyphenated pairs of all lines (each page's lines in reading order),
+    and the default for line-end hyphens that the document does not attest."""
+    seen = Hyphenation()
+    breaks: list[tuple[str, str]] = []
+    for lines in pages:
+        for i, line in enumerate(lines):
+            seen.words.update(w.casefold() for w in _WORD.findall(line))
+            for compound in _COMPOUND.findall(line):
+                parts = compound.casefold().split("-")
+                seen.compounds.update(itertools.pairwise(parts))
+            if i + 1 < len(lines) and line.endswith("-"):
+                breaks.append((line, lines[i + 1]))
+    votes = Counter(seen._attested(*pair) for pair in _pairs(breaks))
+    if votes[True] != votes[False]:
+        seen.keep_unattested = votes[True] > votes[False]
+    return seen
+
+
+def _pairs(breaks: list[tuple[str, str]]) -> Iterable[tuple[str, str]]:
+    for line, following in breaks:
+        left, right = _LEFT.search(line), _RIGHT.match(following)
+        if left and right and right.group(1)[:1].islower():
+            yield left.group(1).casefold(), right.group(1).casefold()

@@ -358,3 +358,20 @@ def test_cap_heading_cuts_at_a_space_and_keeps_combining_marks() -> None:
     marks = cap_heading("e\u0301" * 200, limit=51)  # é as e + combining acute
     assert not marks[:-1].endswith("e") or marks[:-1] == ""
     assert len(marks) <= 51
+
+
+def test_a_runt_merged_across_a_page_anchor_keeps_the_carried_section(
+    counter: HFTokenCounter,
+) -> None:
+    # A short paragraph at the top of page 2, merged into the chunk before it,
+    # is still in "Wartung": the chunk's path keeps it, not only the title.
+    text = (
+        "# Handbuch\n\n## Page 1\n\n### Wartung\n\n"
+        + "Word " * 40
+        + "\n\n## Page 2\n\nTiny tail on the next page.\n"
+    )
+    cfg = _cfg(max_chars=400, overlap_chars=0)
+    chunks = chunk_text(text, lang="en", config=cfg)
+    tail = next(c for c in chunks if "Tiny tail" in c.body)
+    assert "Wartung" in tail.heading_path
+    assert_all(text, chunks, counter, cfg, counter.max_tokens)

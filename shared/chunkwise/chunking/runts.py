@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+from chunkwise.canonical import page_number
 from chunkwise.chunking.context import Document
 from chunkwise.chunking.model import Atom, Draft
 from chunkwise.chunking.pack import open_draft
@@ -127,7 +128,14 @@ def _even_groups(atoms: list[Atom], parts: int) -> list[list[Atom]] | None:
 
 
 def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    """The headings both paths share. Two page anchors at the same depth count as shared
+    (the first one's is kept): the sections carried past a page break ("Page 2 > 3.1.2"
+    and "Page 3 > 3.1.2") are the same sections, and a chunk spanning the break is in them."""
     n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
+    while n < min(len(a), len(b)) and (a[n] == b[n] or _both_pages(a[n], b[n])):
         n += 1
     return a[:n]
+
+
+def _both_pages(a: str, b: str) -> bool:
+    return page_number(a) is not None and page_number(b) is not None

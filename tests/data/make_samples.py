@@ -21,6 +21,9 @@ Samples (English and German):
   merged_header_de.libreoffice.docx         the same, opened and saved by LibreOffice (real office
                                             output; only with --libreoffice, needs `soffice`
                                             from libreoffice-writer-nogui; tested with 7.4.7)
+  merged_header_de.libreoffice.pdf          the same DOCX saved as PDF by LibreOffice (Writer's
+                                            PDF export: cell borders as lines, merged cells,
+                                            two header rows repeated on each page; --libreoffice)
   wartung_de.libreoffice.docx               DOCX written by LibreOffice from the hand-written
                                             wartung_de.fodt (its own styles: Title/Subtitle based
                                             on "Heading", lists, header rows, spans; --libreoffice)
@@ -695,8 +698,9 @@ def make_hostile() -> None:
     (HOSTILE / "image.pdf").write_bytes(_scan_png())
 
 
-def libreoffice_docx(source: Path, target: Path) -> None:
-    """Open `source` in LibreOffice and save it as DOCX with LibreOffice's own writer."""
+def libreoffice_docx(source: Path, target: Path, conversion: str = "docx:MS Word 2007 XML") -> None:
+    """Open `source` in LibreOffice and save it with LibreOffice's own writer (DOCX, or
+    `conversion="pdf:writer_pdf_Export"` for its "Save as PDF")."""
     import shutil
     import subprocess
     import tempfile
@@ -711,7 +715,7 @@ def libreoffice_docx(source: Path, target: Path) -> None:
                 f"-env:UserInstallation=file://{tmp}/profile",
                 "--headless",
                 "--convert-to",
-                "docx:MS Word 2007 XML",
+                conversion,
                 "--outdir",
                 f"{tmp}/out",
                 str(source),
@@ -720,13 +724,19 @@ def libreoffice_docx(source: Path, target: Path) -> None:
             capture_output=True,
             timeout=300,
         )
-        shutil.copyfile(Path(tmp) / "out" / (source.stem + ".docx"), target)
+        suffix = "." + conversion.split(":", 1)[0]
+        shutil.copyfile(Path(tmp) / "out" / (source.stem + suffix), target)
 
 
 def main() -> None:
     if "--libreoffice" in sys.argv[1:]:
         libreoffice_docx(HERE / "merged_header_de.docx", HERE / "merged_header_de.libreoffice.docx")
         libreoffice_docx(HERE / "wartung_de.fodt", HERE / "wartung_de.libreoffice.docx")
+        libreoffice_docx(
+            HERE / "merged_header_de.docx",
+            HERE / "merged_header_de.libreoffice.pdf",
+            "pdf:writer_pdf_Export",
+        )
         return
     for lang, pricing, catalog, manual in (
         ("en", "pricing_en", "catalog_en", "manual_en"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,12 +20,14 @@ from chunkwise.extract import extract
 from chunkwise.extract.pdf import _join_lines
 from chunkwise.extract.pdf_decor import overlaid_spaces, underline_keys
 from chunkwise.extract.pdf_hyphen import learn
+from chunkwise.extract.pdf_spans import Box, header_rows, merged_table
 
 pytest.importorskip("pdfplumber")
 canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
 pdfmetrics = pytest.importorskip("reportlab.pdfbase.pdfmetrics")
 
 PAGE = (595.0, 842.0)
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _pdf(*pages: Callable[[Any], None]) -> bytes:
@@ -173,8 +176,11 @@ def test_line_end_hyphens_follow_the_document() -> None:
 def test_wrapped_tokens_attach_without_a_space() -> None:
     assert _join_lines(["list-units --", "type=service"]) == "list-units --type=service"
     assert _join_lines(["-u $unit -", 'f"']) == '-u $unit -f"'
-    assert _join_lines(["~/.ssh/", "authorized_keys"]) == "~/.ssh/authorized_keys"
-    assert _join_lines(["A /", "B"]) == "A / B"  # a spaced slash stays spaced
+    cell = ["~/.ssh/", "authorized_keys"]
+    assert _join_lines(cell, in_cell=True) == "~/.ssh/authorized_keys"
+    assert _join_lines(["A /", "B"], in_cell=True) == "A / B"  # a spaced slash stays spaced
+    # In prose a path's last slash is often followed by a word of its own.
+    assert _join_lines(["the /usr/share/", "directory"]) == "the /usr/share/ directory"
     assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
 
 
@@ -194,3 +200,42 @@ def test_a_compound_broken_at_its_hyphen_stays_whole() -> None:
 
     text = extract(_pdf(draw), filename="compound.pdf").text
     assert "for socket-based or timer-based activation of the service." in text
+
+
+def test_merged_cells_of_a_writer_table_are_filled_and_its_header_rows_are_one_line() -> None:
+    """The DOCX fixture saved as PDF by LibreOffice 7.4.7 (tests/data/make_samples.py
+    --libreoffice): two header rows with cells merged over columns and rows, a column
+    of row groups merged downwards, the table over three pages with its header repeated."""
+    data = (DATA / "merged_header_de.libreoffice.pdf").read_bytes()
+    text = extract(data, filename="lo.pdf").text
+    header = "| Tarif | Preis pro Nutzer / Monat | Preis pro Nutzer / Jahr "
+    assert header + "| Leistungen / Speicher | Leistungen / Support |" in text
+    assert "| Enterprise | Preis auf Anfrage |  | unbegrenzt |" in text
+    assert "| Team | 12 € | 120 € | 10 GB | Telefon, werktags |" in text
+    assert text.count("| Lieferzeit / ab Lager | Lieferzeit / auf Bestellung |") == 1
+    assert "| Pumpen | Tauchpum pe TP-80 | 10-4480 | auf Anfrage |  | 389,00 |" in text
+    assert "| Zubehör | Transport koffer TK | 50-0500 |" in text
+    assert "|  |  |  | ab Lager | auf Bestellung |  |" not in text  # repeated header rows
+
+
+def test_merged_cells_fill_down_and_header_rows_combine_across() -> None:
+    grid: list[list[Box | None]] = [
+        [(0, 0, 50, 20), (50, 0, 150, 10), None],
+        [None, (50, 10, 100, 20), (100, 10, 150, 20)],
+        [(0, 20, 50, 30), (50, 20, 100, 30), (100, 20, 150, 30)],
+        [(0, 30, 150, 40), None, None],
+    ]
+    texts = [
+        ["Tarif", "Preis", ""],
+        ["", "Monat", "Jahr"],
+        ["Basis", "6", "60"],
+        ["Gruppe", "", ""],
+    ]
+    assert header_rows(grid) == 2
+    assert merged_table(grid, texts) == [
+        ["Tarif", "Preis / Monat", "Preis / Jahr"],
+        ["Basis", "6", "60"],
+        ["Gruppe", "", ""],
+    ]
+    plain = [[(0, 0, 50, 10), (50, 0, 150, 10)], [(0, 10, 50, 20), (50, 10, 150, 20)]] * 2
+    assert header_rows(plain) == 1

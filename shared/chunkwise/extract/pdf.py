@@ -63,6 +63,7 @@ from .pdf_lines import (
     with_accent,
 )
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
+from .pdf_spans import merged_table
 from .tables import (
     StitchedTable,
     TableFragment,
@@ -106,6 +107,7 @@ _LEADERS = re.compile(r"[\s.\u2026\u00b7]+")
 _MARGIN = 0.12  # share of the page height where running headers and footers sit
 _WS = re.compile(r"\s+")
 _MAX_OCR_PIXELS = 4000
+_WORD_START = re.compile(r"[^\W_]*")
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "bis", "and", "or"})
 # "to" keeps a suspended hyphen only before a compound ("two- to three-fold");
 # else it is a syllable: "Benutzerkon-" + "to" is "Benutzerkonto".
@@ -260,20 +262,26 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
 
 
 def _framed(verticals: list[dict[str, Any]], x: float, top: float, bottom: float) -> bool:
-    """A drawn vertical border at x within the stack's height: the frame is there already.
+    """Drawn vertical borders at x meet the stack's first and its last rule: the frame is
+    there.
 
     Adding one anyway would join framed tables stacked closer than _ROW_REACH
-    (office documents: a heading between two framed tables) into one."""
-    return any(
-        abs(float(e["x0"]) - x) <= 2 and float(e["top"]) < bottom and float(e["bottom"]) > top
-        for e in verticals
-    )
+    (office documents: a heading between two framed tables, whose borders
+    leave only the gap between them open) into one. A stack whose first or last
+    rows have no border (colortbl's multi-column rows) still gets its border."""
+    at_x = [
+        (float(e["top"]), float(e["bottom"])) for e in verticals if abs(float(e["x0"]) - x) <= 2
+    ]
+    # A border meets the rule from below or above (the rule is a framed table's bottom).
+    opens = any(a - 2 <= top <= b + 2 for a, b in at_x)
+    closes = any(a - 2 <= bottom <= b + 2 for a, b in at_x)
+    return opens and closes
 
 
 def _table_cells(
     page_words: list[dict[str, Any]], table: Any, taken: list[tuple[float, float, float, float]]
-) -> list[list[str | None]]:
-    """Cell texts, each word in the cell where it starts.
+) -> tuple[list[list[str | None]], list[list[Box | None]]]:
+    """Cell texts, each word in the cell where it starts, and the cells' boxes.
 
     pdfplumber's own `extract` puts every character in the cell holding its
     centre: a word that overflows its column ("apt-get/apt-cache" in a narrow
@@ -291,6 +299,7 @@ def _table_cells(
     if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
         grid = _edge_grid(grid, edges)
     out: list[list[str | None]] = []
+    boxes: list[list[Box | None]] = []
     for row in grid:
         cells: list[Words | None] = []
         for bbox in row:
@@ -308,7 +317,8 @@ def _table_cells(
             cells.append(inside)
         for part in _aligned_rows(cells, row):
             out.append([_words_to_lines(c) if c is not None else None for c in part])
-    return out
+            boxes.append(list(row))  # the rows a frame holds share its cells' boxes
+    return out, boxes
 
 
 Words = list[dict[str, Any]]
@@ -420,7 +430,7 @@ def _cell_text(cell: str | None) -> str:
     """A cell's lines joined like a paragraph's: a word hyphenated at the line end is whole."""
     if not cell:
         return ""
-    return _join_lines(part.strip() for part in cell.split("\n") if part.strip())
+    return _join_lines((part.strip() for part in cell.split("\n") if part.strip()), in_cell=True)
 
 
 def _by_band(
@@ -493,10 +503,10 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
     page_words = page.extract_words(x_tolerance_ratio=WORD_GAP_EM) if tables else []
     for table in tables:
         used: list[tuple[float, float, float, float]] = []
-        extracted = _table_cells(page_words, table, used)
+        extracted, grid = _table_cells(page_words, table, used)
         if extracted:
             extracted[0] = _spread_header(extracted[0])
-        rows = [[_cell_text(c) for c in row] for row in extracted]
+        rows = merged_table(grid, [[_cell_text(c) for c in row] for row in extracted])
         rows = [r for r in rows if any(cell.strip() for cell in r)]
         if not rows or max(len(r) for r in rows) < 2:
             # A one-column frame is a shaded code box or a note, not a table:
@@ -780,7 +790,10 @@ def _strip_running(
 
 
 def _join_lines(
-    lines: Iterable[str], hyphenation: Hyphenation | None = None, code_ends: Container[int] = ()
+    lines: Iterable[str],
+    hyphenation: Hyphenation | None = None,
+    code_ends: Container[int] = (),
+    in_cell: bool = False,
 ) -> str:
     """A block's lines as one text, with line-end hyphens resolved.
 
@@ -788,12 +801,14 @@ def _join_lines(
     the document writes the pair with its hyphen elsewhere ("timer-based" in
     an office document, which breaks lines only at hyphens it has; see
     pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
-    "Computer-Modern-" + "Schriftfamilien"): it stays, without a space. Before
+    "Computer-Modern-" + "Schriftfamilien"), and before a digit ("KP-" + "100"):
+    it stays, without a space. Before
     a conjunction it is a suspended compound ("Zeilen- und Spalten"): it stays
     with its space. A soft hyphen marks where a word was broken: it goes. An
-    option's dashes ("--" + "type=service") and a slash inside a word or path
-    ("~/.ssh/" + "authorized_keys") are where an office suite wrapped a word
-    it could not hyphenate: the next line attaches without a space. So does
+    option's dashes ("--" + "type=service") and, in a table cell (`in_cell`), a
+    slash inside a word or path ("~/.ssh/" + "authorized_keys") are where an
+    office suite wrapped a word it could not hyphenate: the next line attaches
+    without a space. So does
     the line after one whose last glyph is code (`code_ends`: indexes of such
     lines), as code is never hyphenated ("systemd-" + "hostnamed.service").
     """
@@ -809,7 +824,9 @@ def _join_lines(
                 hyphenation is not None and hyphenation.keeps(out, text)
             )
             out = (out if keep else out[:-1]) + text
-        elif (hyphen and text[:1].isupper()) or _attaches(out, text):
+        elif (hyphen and (text[:1].isupper() or text[:1].isdigit())) or _attaches(
+            out, text, in_cell
+        ):
             out = out + text
         else:
             out = out + " " + text
@@ -825,15 +842,22 @@ def _suspended(text: str) -> bool:
     return words[0] in _HYPHEN_KEEP_RANGE and len(words) > 1 and "-" in words[1]
 
 
-def _attaches(out: str, text: str) -> bool:
-    """The line ends in an option's dashes ("-", "--" after a space) or a slash within a
-    word, and the next starts with a letter or digit: one token wrapped at the line end."""
+def _attaches(out: str, text: str, in_cell: bool) -> bool:
+    """The line ends in an option's dashes ("-", "--" after a space) or, in a table cell,
+    a slash within a word, and the next starts with a letter or digit: one token wrapped
+    at the line end. (In prose and listings a path's last slash is often followed by a
+    word of its own: "the /usr/share/applications/ directory".)"""
     if not text[:1].isalnum():
         return False
     stem = out.rstrip("-")
-    if stem != out and len(out) - len(stem) <= 2:
-        return not stem or stem.endswith(" ")
-    return out.endswith("/") and len(out) > 1 and not out[-2].isspace()
+    dashes = len(out) - len(stem)
+    if dashes and (not stem or stem.endswith(" ")):
+        # "--" + "type=service"; one dash only before an option letter or two
+        # ("-" + "f"): before a word it is a dash between words ("hinzufügen - aber").
+        start = _WORD_START.match(text)
+        letters = start.end() if start else 0
+        return dashes == 2 or (dashes == 1 and letters <= 2)
+    return in_cell and out.endswith("/") and len(out) > 1 and not out[-2].isspace()
 
 
 @dataclass

@@ -600,3 +600,40 @@ def test_two_ruled_tables_with_a_caption_between_stay_two_tables_with_their_capt
     first = r.text.index("Tabelle 1.18")
     assert first < r.text.index("| xx | Sprach-Code |") < r.text.index("Tabelle 1.19")
     assert r.text.index("Tabelle 1.19") < r.text.index("| de_DE.UTF-8 | Deutsch |")
+
+
+OPTIONS = ("varioref", "centerpagenumber", "headline (ab v1.2)", "oldfonts")
+
+
+def _margin_notes(c: object) -> None:
+    """hausarbeit-jura's option list: paragraphs at x = 145 pt, each with the option's
+    name (of its own length) right-aligned in the left margin beside its first or
+    second line."""
+    c.line(72, 800, 520, 800)  # type: ignore[attr-defined]
+    y = 760.0
+    for i in range(4):
+        c.setFont("Courier", 7)  # type: ignore[attr-defined]
+        name = OPTIONS[i]
+        c.drawRightString(135, y - 15 * (i % 2), name)  # type: ignore[attr-defined]
+        c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+        for j, part in enumerate(
+            (
+                f"Paragraph {i} begins here and the option set beside it in the",
+                f"margin is {OPTIONS[i]}, which this sentence of paragraph {i} explains",
+                "before the paragraph ends on its third line.",
+            )
+        ):
+            c.drawString(145, y - 15 * j, part)  # type: ignore[attr-defined]
+        y -= 60
+
+
+def test_margin_notes_stand_before_their_paragraph_not_inside_it() -> None:
+    text = extract(_pdf(_margin_notes), filename="m.pdf").text
+    for i in range(4):
+        sentence = (
+            f"Paragraph {i} begins here and the option set beside it in the margin is "
+            f"{OPTIONS[i]}, which this sentence of paragraph {i} explains before the "
+            "paragraph ends on its third line."
+        )
+        assert sentence in text
+        assert text.index(f"{OPTIONS[i]}\n") < text.index(sentence)

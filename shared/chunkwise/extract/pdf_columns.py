@@ -220,7 +220,7 @@ def reading_order(lines: list[Line], width: float) -> list[Line]:
     gutter = find_gutter(lines, width)
     gutters = [gutter] if gutter is not None else find_columns(lines, width)
     if not gutters:
-        return lines
+        return margin_order(lines)
     out: list[Line] = []
     bands: list[list[Line]] = [[] for _ in range(len(gutters) + 1)]
     edges = _column_edges(lines, gutters) if gutter is None else []
@@ -285,3 +285,95 @@ def _cut_at_edges(ln: Line, gutters: list[tuple[float, float]], edges: list[floa
         out.append(head)
         todo[:0] = tail  # the rest may run over the next gutter too
     return ln if len(out) == len(ln.segments) else line_from_segments(ln, out)
+
+
+# Margin notes (option or command names set in the left margin beside the text,
+# hausarbeit-jura, bibleref-german): the text block's left edge is where at least
+# this share of the lines start, and nothing but the notes lies left of it.
+_BODY_SHARE = 0.3
+_MARGIN_GAP = 3.0  # points between a note's end and the text block's edge
+
+
+def find_margin(lines: list[Line]) -> float | None:
+    """The left edge of the text block of a page with notes in its left margin, or None.
+
+    The edge is the leftmost x where many lines start (a key/description table starts
+    its keys there too, so it is never taken for notes); the notes are segments that
+    end left of it, on at least two lines; a segment from the margin into the text is
+    cut at the glyph on the edge, and no line may cross it otherwise; the notes are
+    set in typewriter (command and option names).
+    """
+    with_text = [ln for ln in lines if ln.segments]
+    if len(with_text) < 2 * _MIN_LINES:
+        return None
+    starts: Counter[int] = Counter(round(ln.segments[0].x0) for ln in with_text)
+    frequent = [
+        x for x in starts if sum(starts[x + d] for d in (-1, 0, 1)) >= _BODY_SHARE * len(with_text)
+    ]
+    if not frequent:
+        return None
+    edge = float(min(frequent)) - 1.0
+    notes = [ln.segments[0] for ln in with_text if ln.segments[0].x0 < edge - _MARGIN_GAP]
+    crossing = sum(1 for ln in with_text if _margin_part(ln.segments[0], edge) is None)
+    if len(notes) < 2 or len(notes) > 0.6 * len(with_text) or crossing > 0:
+        return None
+    # Command and option names, set in typewriter: hanging section numbers in a
+    # contents list or a running header's dots are not notes.
+    return edge if all(_note_is_mono(seg, edge) for seg in notes) else None
+
+
+def _note_is_mono(seg: Segment, edge: float) -> bool:
+    glyphs = [g for g in seg.glyphs if g.x1 <= edge + 0.5] or list(seg.glyphs)
+    return sum(g.mono for g in glyphs) >= 0.6 * len(glyphs) if glyphs else seg.mono
+
+
+def _margin_part(seg: Segment, edge: float) -> int | None:
+    """How many of the segment's glyphs lie in the margin (0: none, all: a note), None
+    when it runs from the margin into the text without a glyph starting on the edge."""
+    if seg.x0 >= edge - _MARGIN_GAP:
+        return 0
+    if seg.x1 <= edge:
+        return len(seg.glyphs) or 1
+    at = next((i for i, g in enumerate(seg.glyphs) if g.x0 >= edge - _EDGE), None)
+    if at is None or at == 0 or seg.glyphs[at - 1].x1 > edge + 0.5:
+        return None
+    return at if seg.glyphs[at].x0 <= edge + _MARGIN_GAP * 2 else None
+
+
+def margin_order(lines: list[Line]) -> list[Line]:
+    """The page's lines with its margin notes taken out of the text's lines and put
+    before the block of text they stand beside (a block ends at a vertical gap), so
+    a note neither splits a paragraph nor runs into its sentences."""
+    edge = find_margin(lines)
+    if edge is None:
+        return lines
+    blocks: list[tuple[list[Line], list[Line]]] = []  # (notes, text lines)
+    last: Line | None = None
+    for ln in sorted(lines, key=lambda x: x.top):
+        note, text = _split_note(ln, edge)
+        if text is not None and (last is None or text.top - last.bottom >= 0.6 * text.size):
+            blocks.append(([], []))
+        if not blocks:
+            blocks.append(([], []))
+        if note is not None:
+            blocks[-1][0].append(note)
+        if text is not None:
+            blocks[-1][1].append(text)
+            last = text
+    return [x for notes, text in blocks for x in notes + text]
+
+
+def _split_note(ln: Line, edge: float) -> tuple[Line | None, Line | None]:
+    """(the line's margin note, its text), either None when absent."""
+    if not ln.segments:
+        return None, ln
+    first = ln.segments[0]
+    n = _margin_part(first, edge)
+    if not n:
+        return None, ln
+    if n >= len(first.glyphs):
+        rest = ln.segments[1:]
+        note = line_from_segments(ln, [first])
+        return note, (line_from_segments(ln, rest) if rest else None)
+    head, *tail = split_at(first, n, ln.size)
+    return line_from_segments(ln, [head]), line_from_segments(ln, tail + ln.segments[1:])

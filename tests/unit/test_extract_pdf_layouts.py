@@ -637,3 +637,28 @@ def test_margin_notes_stand_before_their_paragraph_not_inside_it() -> None:
         )
         assert sentence in text
         assert text.index(f"{OPTIONS[i]}\n") < text.index(sentence)
+
+
+def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
+    # bibleref-german: each typeset example on the baseline of its source line, in
+    # a smaller typewriter font; no rows of the page have cells there: not a table.
+    pairs = [("Offenbarung 13,17", "\\bibleverse{Revelation}(13:17)")]
+    pairs += [
+        ("Offenbarung 13", "\\bibleverse{Rev}(13:)"),
+        ("Genesis 1,1", "\\bibleverse{Gen}(1:1)"),
+    ]
+
+    def draw(c: object) -> None:
+        c.line(50, 760, 545, 760)  # type: ignore[attr-defined]  # a path: pdfplumber reads it
+        y = 700.0
+        for example, source in pairs:
+            c.setFont("Helvetica", 16)  # type: ignore[attr-defined]
+            c.drawString(60, y, example)  # type: ignore[attr-defined]
+            c.setFont("Courier", 7)  # type: ignore[attr-defined]
+            c.drawString(300, y, source)  # type: ignore[attr-defined]
+            y -= 30
+
+    text = extract(_pdf(draw), filename="example.pdf").text
+    for example, source in pairs:
+        assert example in text and source in text
+        assert f"{example} {source}" not in text

@@ -238,16 +238,26 @@ def join_baselines(lines: list[Line]) -> list[Line]:
     came out as separate lines, and every row from \\large on took the next
     row's description. Only neighbours in reading order are joined: a page
     column's lines are split before (their parts know no baseline), so text of
-    two columns on one baseline stays apart.
+    two columns on one baseline stays apart. And only where both pieces start
+    where other rows of the page have a cell (the table's columns): an example
+    set beside its source code (bibleref-german) stays two texts.
     """
+    starts = [s.x0 for ln in lines if len(ln.segments) >= 2 for s in ln.segments]
     out: list[Line] = []
     for ln in lines:
-        partner = next((p for p in reversed(out[-3:]) if _one_baseline(p, ln)), None)
+        partner = next(
+            (p for p in reversed(out[-3:]) if _one_baseline(p, ln) and _in_columns(p, ln, starts)),
+            None,
+        )
         if partner is None:
             out.append(ln)
             continue
         out[out.index(partner)] = _joined(partner, ln)
     return out
+
+
+def _in_columns(a: Line, b: Line, starts: list[float]) -> bool:
+    return all(any(abs(ln.x0 - x) <= 2.0 for x in starts) for ln in (a, b))
 
 
 def _one_baseline(a: Line, b: Line) -> bool:

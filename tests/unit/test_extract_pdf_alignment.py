@@ -242,3 +242,20 @@ def test_a_paragraph_with_notes_in_the_margin_is_not_a_table() -> None:
     ]
     text, tables = find_aligned_tables(lines, 8)
     assert tables == [] and text == lines
+
+
+def test_a_command_ending_in_a_comma_is_a_row_of_its_own() -> None:
+    # l2kurz Tabelle 10: "\," (a thin space) is a command, not a first cell that
+    # goes on in the next line; "amsmath," is.
+    lines = [
+        line(100.0, (50.0, "\\,"), (150.0, "ein sehr kleiner Abstand")),
+        line(112.0, (50.0, "\\enspace"), (150.0, "so breit wie eine Ziffer")),
+        line(124.0, (50.0, "\\quad"), (150.0, "so breit, wie ein Buchstabe hoch ist")),
+        line(136.0, (50.0, "amsmath,"), (150.0, "Mathematischer Formelsatz")),
+        line(148.0, (50.0, "amssymb"), (150.0, "und Symbole")),
+    ]
+    _text, tables = find_aligned_tables(lines, 47)
+    (table,) = tables
+    first_cells = [row[0] for row in table.fragment.rows]
+    assert "\\," in first_cells and "\\enspace" in first_cells
+    assert "amsmath, amssymb" in first_cells

@@ -130,9 +130,10 @@ def _continues(cells: list[str], prev: list[str] | None) -> bool:
 
 
 def _open_end(cell: str) -> bool:
-    """A first cell that goes on in the next line ("Seiten-", "foo,"); a cell that is
-    only the mark (a glyph table's "," or "-" row) is data."""
-    return cell.endswith(_CONTINUES) and len(cell.rstrip("-, ")) > 0
+    """A first cell that goes on in the next line ("Seiten-", "foo,"): the mark after
+    a word. A cell that is only the mark (a glyph table's "," or "-" row), or a
+    command ending in it (l2kurz's "\\," for a thin space), is data."""
+    return cell.endswith(_CONTINUES) and len(cell) > 1 and cell[-2].isalnum()
 
 
 def _broken_word(cell: str) -> bool:

@@ -1182,13 +1182,16 @@ def _extract(
 
     fast = open_pdfium(data) if fast_text else None
     report_fast: list[int] = []
+    skipped: list[int] = []  # per page: glyphs the fast reader could not map
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
     try:
-        _read_all(pdf, fast, raw, report_fast, limits, n_pages, deadline)
+        _read_all(pdf, fast, raw, (report_fast, skipped), limits, n_pages, deadline)
     finally:
         if fast is not None:
             fast.close()
     report.page_readers = {"pdfium": len(report_fast), "pdfplumber": n_pages - len(report_fast)}
+    if sum(skipped):
+        report.warnings.append(f"{sum(skipped)} glyphs without a Unicode mapping dropped (PDFium)")
     return _assemble(raw, data, report, limits, ocr)
 
 
@@ -1196,7 +1199,7 @@ def _read_all(
     pdf: Any,
     fast: Any,
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
-    report_fast: list[int],
+    counts: tuple[list[int], list[int]],
     limits: ExtractLimits,
     n_pages: int,
     deadline: float,
@@ -1210,16 +1213,12 @@ def _read_all(
                 f"stopped at page {index + 1} of {n_pages}",
             )
         fast_page = fast[index] if fast is not None else None
-        if fast_page is not None and not has_paths(fast_page):
-            # No vector paths = no ruled table: PDFium reads the text ~40x faster.
-            lines = read_page_fast(fast_page)
-            tables: list[Item] = []
-            rules: list[tuple[float, float, float]] = []
-            has_images = pdf_pdfium.has_images(fast_page)
+        read = _read_one(page, fast_page)
+        lines, tables, rules, has_images = read.lines, read.tables, read.rules, read.has_images
+        report_fast, skipped = counts
+        if read.fast:
             report_fast.append(index + 1)
-        else:
-            lines, tables, _has_text, has_images = _read_page(page)
-            rules = _horizontal_rules(page)
+        skipped.append(read.unmapped)
         lines = join_baselines(reading_order(lines, float(page.width)))
         release_glyphs(lines)
         tables = _aligned_tables(lines, tables, index + 1, rules)
@@ -1228,6 +1227,45 @@ def _read_all(
         if fast_page is not None:
             fast_page.close()
         progress.advance("extract: pages", index + 1, n_pages)
+
+
+@dataclass
+class _PageRead:
+    lines: list[Line]
+    tables: list[Item]
+    rules: list[tuple[float, float, float]]
+    has_images: bool
+    fast: bool  # read by PDFium
+    unmapped: int  # glyphs PDFium could not map and left out
+
+
+def _read_one(page: Any, fast_page: Any) -> _PageRead:
+    """One page through PDFium when it has no vector paths, else through pdfplumber.
+
+    No vector paths = no ruled table, and PDFium reads the text ~40x faster.
+    Where PDFium cannot map some glyphs, pdfminer reads the page too and wins
+    when it leaves fewer unmapped ("(cid:NN)"): it maps more glyph names
+    (TeX ligatures: "o cial" -> "official"), PDFium more math fonts.
+    """
+    if fast_page is not None and not has_paths(fast_page):
+        fast_lines, unmapped = read_page_fast(fast_page)
+        has_images = pdf_pdfium.has_images(fast_page)
+        if unmapped:
+            lines, tables, _has_text, slow_images = _read_page(page)
+            if _count_unmapped(lines, tables) < unmapped:
+                return _PageRead(lines, tables, _horizontal_rules(page), slow_images, False, 0)
+        return _PageRead(fast_lines, [], [], has_images, True, unmapped)
+    lines, tables, _has_text, has_images = _read_page(page)
+    return _PageRead(lines, tables, _horizontal_rules(page), has_images, False, 0)
+
+
+def _count_unmapped(lines: list[Line], tables: list[Item]) -> int:
+    cells = (
+        cell for item in tables if item.table is not None for row in item.table.rows for cell in row
+    )
+    return sum(
+        len(_CID.findall(text)) for text in itertools.chain((ln.text for ln in lines), cells)
+    )
 
 
 def _aligned_tables(

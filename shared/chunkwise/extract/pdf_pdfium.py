@@ -126,8 +126,15 @@ def _char(tp: Any, i: int) -> str:
     return "-" if ch == "\x02" else ch  # \x02: PDFium's marker of a hyphen at a line end
 
 
-def read_page_fast(page: Any) -> list[Line]:
-    """Text lines of a page without vector paths (so without ruled tables), via PDFium."""
+def read_page_fast(page: Any) -> tuple[list[Line], int]:
+    """Text lines of a page without vector paths (so without ruled tables), via PDFium.
+
+    Also how many glyphs PDFium could not map to Unicode: for those it hands
+    back the font's raw code, a control character (e.g. a TeX ligature named
+    "f_f_i" in a Type 1 font without ToUnicode), which is left out here and
+    counted, so the caller can try pdfminer (which maps more glyph names) and
+    report what neither could read.
+    """
     import pypdfium2.raw as pdfium_c
 
     height = float(page.get_size()[1])
@@ -139,13 +146,17 @@ def read_page_fast(page: Any) -> list[Line]:
     flags = ctypes.c_int()
     out = _LineBuilder()
     font = _Font()
+    unmapped = 0
     try:
         for i in range(pdfium_c.FPDFText_CountChars(tp)):
             ch = _char(tp, i)
             if ch in ("\r", "\n"):
                 out.flush()
                 continue
-            if not ch or (ord(ch) < 0x20 and ch != "\t") or 0xD800 <= ord(ch) < 0xE000:
+            if ch and ord(ch) < 0x20 and ch != "\t":
+                unmapped += 1
+                continue
+            if not ch or 0xD800 <= ord(ch) < 0xE000:
                 continue
             out.chars.append(ch)
             if ch.isspace():
@@ -167,7 +178,7 @@ def read_page_fast(page: Any) -> list[Line]:
     finally:
         textpage.close()
     out.lines.sort(key=lambda ln: (round(ln.top), ln.x0))
-    return merge_same_line(out.lines)
+    return merge_same_line(out.lines), unmapped
 
 
 def merge_same_line(lines: list[Line]) -> list[Line]:

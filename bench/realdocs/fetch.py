@@ -170,6 +170,35 @@ DOCUMENTS = (
             "office-lohelp-formula-de",
         )
     ),
+    # Shaded and ruled tables with p{} columns, header-rule-only option lists,
+    # a table continued on the next page, side-by-side column pairs, a
+    # two-row header, a LuaTeX-made manual, lists and numbered headings.
+    Document("xcolor", "usr/share/doc/texlive-doc/latex/xcolor/xcolor.pdf", "en", "LaTeX (pdfTeX)"),
+    Document(
+        "caption", "usr/share/doc/texlive-doc/latex/caption/caption.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "fancyvrb",
+        "usr/share/doc/texlive-doc/latex/fancyvrb/fancyvrb-doc.pdf",
+        "en",
+        "LaTeX (LuaTeX)",
+    ),
+    Document(
+        "usrguide", "usr/share/doc/texlive-doc/latex/base/usrguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document("l2tabu", "usr/share/doc/texlive-doc/latex/l2tabu/l2tabu.pdf", "de", "LaTeX (pdfTeX)"),
+    Document(
+        "csquotes-DE",
+        "usr/share/doc/texlive-doc/latex/csquotes-de/csquotes-DE.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "etoolbox-DE",
+        "usr/share/doc/texlive-doc/latex/etoolbox-de/etoolbox-DE.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
 )
 
 

@@ -201,6 +201,42 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # Second independent set (labelled from the rendered pages; no tool's
+    # output seen before the labels were committed).
+    *(
+        Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
+        for name in ("office-debref-ch04-en", "office-debref-ch09-de")
+    ),
+    Document(
+        "listings", "usr/share/doc/texlive-doc/latex/listings/listings.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "microtype",
+        "usr/share/doc/texlive-doc/latex/microtype/microtype.pdf",
+        "en",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "fontspec", "usr/share/doc/texlive-doc/latex/fontspec/fontspec.pdf", "en", "LaTeX (XeTeX)"
+    ),
+    Document(
+        "texlive-de",
+        "usr/share/doc/texlive-doc/texlive/texlive-de/texlive-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "enumitem-de",
+        "usr/share/doc/texlive-doc/latex/translation-enumitem-de/enumitem-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "microtype-DE",
+        "usr/share/doc/texlive-doc/latex/microtype-de/microtype-DE.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
 )
 
 

@@ -95,6 +95,15 @@ SOURCES = (
     OfficeSource(
         "office-lohelp-formula-de", f"{_LOHELP}/swriter/02/14020000.html", "", _PAGE_DE, False
     ),
+    # second held-out set (chapters no other label uses)
+    OfficeSource(
+        "office-debref-ch04-en",
+        f"{_DEBREF}/ch04.en.html",
+        "Debian Reference: Authentication and access controls",
+        _PAGE_EN,
+        True,
+    ),
+    OfficeSource("office-debref-ch09-de", f"{_DEBREF}/ch09.de.html", "", _PAGE_DE, False),
 )
 
 

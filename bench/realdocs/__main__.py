@@ -229,17 +229,34 @@ def summary_md(scores: list[Score]) -> list[str]:
 
 
 def merged_with_stored(scores: list[Score], label_set: str) -> list[Score]:
-    """The stored results with the (document, tool) rows of this run replaced."""
+    """The stored results with the (document, tool) rows of this run replaced.
+
+    A stored row whose document now has other labels in this set (facts added,
+    or moved to the other set) is stale and left out, not kept: run that
+    document's tools again.
+    """
     path = RESULTS / f"realdocs{_suffix(label_set)}.json"
     if not path.exists():
         return scores
     fresh = {(s.doc, s.tool): s for s in scores}
+    current = {doc: _totals(facts) for doc, facts in load_labels(label_set).items()}
     stored = [Score(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
-    kept = [s for s in stored if (s.doc, s.tool) not in fresh]
+    kept = [
+        s
+        for s in stored
+        if (s.doc, s.tool) not in fresh and current.get(s.doc) == {k: s.total[k] for k in KINDS}
+    ]
+    for s in stored:
+        if (s.doc, s.tool) not in fresh and s not in kept:
+            print(f"[realdocs] stale row left out (labels changed): {s.doc} / {s.tool}")
     order = {d.name: i for i, d in enumerate(fetch.DOCUMENTS)}
     rows = kept + scores
     rows.sort(key=lambda s: (order.get(s.doc, len(order)), TOOLS.index(s.tool)))
     return rows
+
+
+def _totals(facts: list[dict[str, Any]]) -> dict[str, int]:
+    return {kind: sum(1 for f in facts if f["kind"] == kind) for kind in KINDS}
 
 
 def _suffix(label_set: str) -> str:

@@ -117,6 +117,7 @@ _BAND = 8  # points
 _JOIN_BACK = 3  # rows looked back at for one on the same baseline (`_same_baseline`)
 _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
 _HEADER_GAP = 12.0  # points between a header block and its body
+_RULE_WIDTH = 2.0  # points: a filled box wider than this is shading, not a rule
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
 _WORD_SPACE = 0.3  # em: an interword space
@@ -242,7 +243,10 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
     restores them; a framed table just gets its borders twice.
     """
     lines: list[dict[str, Any]] = []
-    verticals = [e for e in page.edges if e.get("orientation") == "v"]
+    shading = _shading_sides(page)
+    verticals = [
+        e for e in page.edges if e.get("orientation") == "v" and _side_key(e) not in shading
+    ]
     for left, top, right, bottom in _rule_groups(page):
         for x in (left, right):
             if _framed(verticals, x, top, bottom):
@@ -259,6 +263,25 @@ def _outer_borders(page: Any) -> list[dict[str, Any]]:
                 }
             )
     return lines
+
+
+def _side_key(obj: dict[str, Any], x: str = "x0") -> tuple[float, float, float]:
+    return (round(float(obj[x]), 1), round(float(obj["top"]), 1), round(float(obj["bottom"]), 1))
+
+
+def _shading_sides(page: Any) -> set[tuple[float, float, float]]:
+    """(x, top, bottom) of the sides of filled, unstroked boxes wider than a rule.
+
+    Such a box is a shaded row or cell (colortbl's \\rowcolors), not a frame:
+    its sides must not count as a drawn border (`_framed`), or a stack of
+    rules with shaded rows at its ends gets no outer borders and falls apart
+    into one table per shaded row. A rule drawn as a thin filled box stays one."""
+    sides: set[tuple[float, float, float]] = set()
+    for rect in page.rects:
+        if rect.get("fill") and not rect.get("stroke") and float(rect["width"]) > _RULE_WIDTH:
+            sides.add(_side_key(rect, "x0"))
+            sides.add(_side_key(rect, "x1"))
+    return sides
 
 
 def _framed(verticals: list[dict[str, Any]], x: float, top: float, bottom: float) -> bool:

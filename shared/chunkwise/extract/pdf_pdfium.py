@@ -53,6 +53,9 @@ def has_images(page: Any) -> bool:
     return any(obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=4))
 
 
+_LIGATURE_LETTERS = frozenset({"ff", "fi", "fl", "ffi", "ffl"})
+
+
 @dataclass
 class _Font:
     size: float = 0.0
@@ -77,7 +80,7 @@ class _LineBuilder:
             pending = self.chars.pop()
             self.flush()
             self.chars.append(pending)
-        if self._joins_accent(ch, x, x1):
+        if self._joins_accent(ch, x, x1) or self._joins_ligature(ch, x, x1):
             return
         self.glyphs.append(Glyph(x, max(x1, x), ch, font.mono, font.size, font.family, font.bold))
         self.fonts.append(font)
@@ -102,6 +105,19 @@ class _LineBuilder:
             return False
         self.chars.pop()
         self.chars[-1] = self.glyphs[-1].text
+        return True
+
+    def _joins_ligature(self, ch: str, x: float, x1: float) -> bool:
+        """The next letter of a ligature: PDFium hands back one character per letter
+        of a glyph such as "ff", each with the glyph's box. Read as two glyphs in one
+        place, the second looked like the first drawn twice and was dropped
+        (encguide p14: "27 (ff)" came out "27 (f)")."""
+        if not self.glyphs:
+            return False
+        prev = self.glyphs[-1]
+        if (prev.x0, prev.x1) != (x, max(x1, x)) or prev.text + ch not in _LIGATURE_LETTERS:
+            return False
+        self.glyphs[-1] = replace(prev, text=prev.text + ch)
         return True
 
     def flush(self) -> None:

@@ -662,3 +662,63 @@ def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
     for example, source in pairs:
         assert example in text and source in text
         assert f"{example} {source}" not in text
+
+
+def _footnote_marks(c: object) -> None:
+    """l2tabu p10: a paragraph whose second line holds a raised footnote mark;
+    pdfplumber clusters glyphs by their tops and made the mark a line of its own
+    between the two lines, so the word hyphenated at the first line's end was not
+    joined."""
+    c.line(72, 800, 520, 800)  # type: ignore[attr-defined]  # a path: pdfplumber reads it
+    c.setFont("Times-Roman", 11)  # type: ignore[attr-defined]
+    first = "Warum sollte man die alten Befehle nicht verwenden? Die alten unterstüt-"
+    c.drawString(72, 700, first)  # type: ignore[attr-defined]
+    x = 72.0
+    for size, rise, text in (
+        (11, 0, "zen nicht die Schriftverwaltung"),
+        (9, 5, "12"),
+        (11, 0, " von LaTeX. Der Rest des Satzes folgt hier."),
+    ):
+        c.setFont("Times-Roman", size)  # type: ignore[attr-defined]
+        c.drawString(x, 700 - 14 + rise, text)  # type: ignore[attr-defined]
+        x += pdfmetrics.stringWidth(text, "Times-Roman", size)
+    c.setFont("Times-Roman", 11)  # type: ignore[attr-defined]
+    c.drawString(72, 686 - 14, "Eine dritte Zeile des Absatzes schliesst ihn ab.")  # type: ignore[attr-defined]
+
+
+def test_a_raised_footnote_mark_stays_in_its_line() -> None:
+    text = extract(_pdf(_footnote_marks), filename="marks.pdf").text
+    assert "Die alten unterstützen nicht die Schriftverwaltung12 von LaTeX. Der Rest" in text
+
+
+def _glyph(
+    x0: float, text: str, base: float, size: float, top: float | None = None
+) -> dict[str, object]:
+    return {
+        "text": text,
+        "x0": x0,
+        "x1": x0 + 0.5 * size,
+        "top": base - size if top is None else top,
+        "bottom": base,
+        "size": size,
+        "matrix": (1, 0, 0, 1, x0, -base),
+    }
+
+
+def test_marks_and_a_tall_glyph_on_the_baseline_join_the_line_below() -> None:
+    # l2tabu's row "12 2": a footnote mark (7 pt, raised 4 pt) and the "2" of "LaTeX 2e"
+    # in a math font whose glyph box starts 4 pt above the line's, on its baseline.
+    from chunkwise.extract.pdf import _same_baseline
+
+    above = [_glyph(72 + 5.5 * i, ch, 595.6, 11) for i, ch in enumerate("Die alten unterstüt-")]
+    line = [_glyph(72 + 5.5 * i, ch, 609.6, 11) for i, ch in enumerate("zen nicht die Schrift")]
+    marks = [_glyph(187.5, "1", 605.6, 7), _glyph(191.0, "2", 605.6, 7)]
+    marks.append(_glyph(240.0, "2", 609.6, 11, top=594.6))
+    rest = [_glyph(245.5 + 5.5 * i, ch, 609.6, 11) for i, ch in enumerate("e von")]
+    rows = [(above, "Die alten unterstüt-"), (marks, "12 2"), (line + rest, "zen ... e von")]
+    joined = _same_baseline(rows)
+    assert len(joined) == 2
+    assert {c["text"] for c in joined[1][0]} >= {"1", "2", "z"}
+    # A line in a smaller font a whole line below is a line of its own.
+    small = [_glyph(72 + 4 * i, ch, 622.0, 7) for i, ch in enumerate("Fussnote")]
+    assert len(_same_baseline([(line, "zen"), (small, "Fussnote")])) == 2

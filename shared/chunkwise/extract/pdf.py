@@ -114,6 +114,7 @@ _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "bis", "and", "or"})
 _HYPHEN_KEEP_RANGE = frozenset({"to"})
 _MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
 _BAND = 8  # points
+_SCRIPT_SIZE = 0.85  # of a line's size: a superscript's or subscript's glyphs at most
 _JOIN_BACK = 3  # rows looked back at for one on the same baseline (`_same_baseline`)
 _MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
 _HEADER_GAP = 12.0  # points between a header block and its body
@@ -621,9 +622,33 @@ def _same_baseline(
         if same is not None:
             out[same] = (out[same][0] + chars, None)
             continue
+        if out and base is not None and _scripts_of(chars, base, out[-1][0]):
+            out[-1], bases[-1] = (out[-1][0] + chars, None), base  # raised marks above
+            continue
+        if out and bases[-1] is not None and _scripts_of(out[-1][0], bases[-1], chars):
+            out[-1] = (out[-1][0] + chars, None)  # lowered marks below
+            continue
         out.append((chars, text))
         bases.append(base)
     return out
+
+
+def _scripts_of(row: list[dict[str, Any]], base: float, part: list[dict[str, Any]]) -> bool:
+    """`part` holds only superscripts or subscripts of `row` (smaller glyphs, raised or
+    lowered by less than half the row's size) and glyphs on its baseline, inline with
+    its text. pdfplumber clusters by top: l2tabu's footnote mark "12" and the "2" of
+    "LaTeX 2e" beside it made a line "12 2" between the two lines of a paragraph, and a
+    word hyphenated over them ("unterstüt-" / "zen") was not joined."""
+    size = max(_line_size(row), 1.0)
+    visible = [c for c in part if str(c.get("text", "")).strip()]
+    if not visible or len(visible) >= len(row):
+        return False
+    for c in visible:
+        shift = abs(_baseline(c) - base)
+        small = float(c.get("size", 0.0)) <= _SCRIPT_SIZE * size
+        if shift > 0.5 and not (small and shift <= 0.5 * size):
+            return False
+    return _inline(row, part)
 
 
 def _same_row(

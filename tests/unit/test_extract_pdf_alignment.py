@@ -259,3 +259,37 @@ def test_a_command_ending_in_a_comma_is_a_row_of_its_own() -> None:
     first_cells = [row[0] for row in table.fragment.rows]
     assert "\\," in first_cells and "\\enspace" in first_cells
     assert "amsmath, amssymb" in first_cells
+
+
+def test_cmidrules_under_the_heads_close_the_header_without_a_midrule() -> None:
+    # l2tabu's Table 1: top rule, "Ersatz" over a cmidrule spanning two columns, the
+    # column heads over one cmidrule each (no midrule), the body, the bottom rule and
+    # a table footnote below it, starting left of the table.
+    lines = [
+        line(100.0, (50.0, "veraltet"), (150.0, "Ersatz in LaTeX")),
+        line(114.0, (150.0, "lokal"), (250.0, "global")),
+        line(128.0, (50.0, "{\\bf ...}"), (150.0, "\\textbf{...}"), (250.0, "\\bfseries")),
+        line(140.0, (50.0, "{\\it ...}"), (150.0, "\\textit{...}"), (250.0, "\\itshape")),
+        line(152.0, (50.0, "{\\rm ...}"), (150.0, "\\textrm{...}"), (250.0, "\\rmfamily")),
+        line(168.0, (30.0, "a Nur in Makros")),
+    ]
+    rules = [
+        (97.0, 50.0, 300.0),
+        (111.0, 150.0, 300.0),
+        (125.0, 50.0, 100.0),
+        (125.0, 150.0, 210.0),
+        (125.0, 250.0, 300.0),
+        (165.0, 50.0, 300.0),
+    ]
+    text, (table,) = find_aligned_tables(lines, 10, rules)
+    assert table.fragment.rows[0] == [
+        "veraltet",
+        "Ersatz in LaTeX / lokal",
+        "Ersatz in LaTeX / global",
+    ]
+    assert table.fragment.rows[1:] == [
+        ["{\\bf ...}", "\\textbf{...}", "\\bfseries"],
+        ["{\\it ...}", "\\textit{...}", "\\itshape"],
+        ["{\\rm ...}", "\\textrm{...}", "\\rmfamily"],
+    ]
+    assert [ln.text for ln in text] == ["a Nur in Makros"]

@@ -36,10 +36,11 @@ from .tables import (
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
 _HEADING_SIZE = 1.15  # a bold line this much larger than a table's first line is a title
-_MIN_SHARE = 0.4
+_MIN_SHARE = 0.4  # of a run's lines have two or more segments
+_MAX_HEAD_LINES = 3  # header lines between a top rule and the cmidrules that close them
 # The coverage grid is whole points from floor(x0) to floor(x1): a gap between
 # two segments shows up to two points narrower than it is.
-_GRID_LOSS = 2.0  # of a run's lines have two or more segments
+_GRID_LOSS = 2.0
 _LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
 _PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
 _CONTINUES = ("-", ",")
@@ -191,6 +192,8 @@ def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) ->
     heights = _rule_heights(rules, right - left)
     for at, (y, full, pieced) in enumerate(heights):
         above = sum(1 for ln in lines if ln.bottom <= y + 1)
+        if full and pieced and 0 < above < len(lines) and _heads_over(lines[:above], heights):
+            return above
         if full and not pieced and 0 < above < len(lines):
             # booktabs' cmidrules under the column heads, a line or two below the
             # rule under a title over the table, still close the header (unless a
@@ -209,6 +212,40 @@ def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) ->
     gaps = [b.top - a.bottom for a, b in pairwise(lines[1:])]
     pitch = median(gaps) if gaps else 0.0
     return 1 if lines[1].top - lines[0].bottom > pitch + 0.5 * lines[0].size else 0
+
+
+def _heads_over(heads: list[Line], heights: list[tuple[float, bool, bool]]) -> bool:
+    """Column heads between booktabs' top rule and cmidrules (one per column, trimmed
+    at the gutters, no midrule: l2tabu's tables): at most _MAX_HEAD_LINES lines, no
+    caption, directly under a full rule of one piece. Rules of two tables side by side
+    are pieced too, but their tables have no top rule right above the line before."""
+    if len(heads) > _MAX_HEAD_LINES or any(is_caption(ln.text) for ln in heads):
+        return False
+    first = heads[0]
+    return any(
+        full and not pieced and 0 <= first.top - y <= first.size for y, full, pieced in heights
+    )
+
+
+def _head_cells(
+    lines: list[Line],
+    k: int,
+    columns: list[tuple[float, float]],
+    rules: list[tuple[float, float, float]],
+) -> list[str]:
+    """Header cells of line k; a head over a cmidrule that spans several columns, not
+    all ("Ersatz in LaTeX" over "lokal" and "global/Schalter"), names each of them."""
+    cells = _cells(lines[k], columns, spread=True)
+    if k + 1 >= len(lines):
+        return cells
+    low, high = lines[k].bottom - 1, lines[k + 1].top + 1
+    for _y, x0, x1 in (r for r in rules if low <= r[0] <= high):
+        under = [i for i, (a, b) in enumerate(columns) if min(b, x1) - max(a, x0) > 0.5 * (b - a)]
+        named = [i for i in under if cells[i]]
+        if 2 <= len(under) < len(columns) and len(named) == 1:  # a title over all: once
+            for i in under:
+                cells[i] = cells[named[0]]
+    return cells
 
 
 def _rule_heights(
@@ -311,6 +348,8 @@ def _table_in(
     for i, ln in enumerate(run[1:], start=1):
         if (_crosses(ln, columns) and i > 1) or is_continuation_note(ln.text):
             break
+        if i > 1 and _below_table(run[i - 1], ln, columns, rules):
+            break
         kept.append(ln)
     while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
         kept.pop()
@@ -319,13 +358,29 @@ def _table_in(
     if _margin_notes(kept, columns):
         return None
     n_head = _header_lines(kept, rules)
-    head = [_cells(ln, columns, spread=True) for ln in kept[:n_head]]
+    head = [_head_cells(kept, k, columns, rules) for k in range(n_head)]
     body = _rows(kept[n_head:], columns)
     if not body or _is_contents(body) or _is_list(body):
         return None
     header = combine_header_rows(head) if head else [""] * len(columns)
     frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
     return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept)
+
+
+def _below_table(
+    prev: Line,
+    ln: Line,
+    columns: list[tuple[float, float]],
+    rules: list[tuple[float, float, float]],
+) -> bool:
+    """`ln` lies below the table's bottom rule and starts left of its first column by
+    more than an em: a table footnote ("a Nur in den article-Klassen") or the next
+    paragraph, which no gutter crossing ends when it is short."""
+    left, right = columns[0][0], columns[-1][1]
+    if ln.x0 >= left - ln.size:
+        return False
+    spanning = (y for y, x0, x1 in rules if min(x1, right) - max(x0, left) >= 0.8 * (right - left))
+    return any(prev.bottom - 1 <= y <= ln.top + 1 for y in spanning)
 
 
 def find_aligned_tables(

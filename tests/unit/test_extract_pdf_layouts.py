@@ -722,3 +722,63 @@ def test_marks_and_a_tall_glyph_on_the_baseline_join_the_line_below() -> None:
     # A line in a smaller font a whole line below is a line of its own.
     small = [_glyph(72 + 4 * i, ch, 622.0, 7) for i, ch in enumerate("Fussnote")]
     assert len(_same_baseline([(line, "zen"), (small, "Fussnote")])) == 2
+
+
+def _hline(c: object, x0: float, x1: float, top: float) -> None:
+    c.line(x0, PAGE[1] - top, x1, PAGE[1] - top)  # type: ignore[attr-defined]
+
+
+def _vline(c: object, x: float, top: float, bottom: float) -> None:
+    c.line(x, PAGE[1] - top, x, PAGE[1] - bottom)  # type: ignore[attr-defined]
+
+
+def _dblatex_table(c: object, cols: list[float], top: float, rows: list[list[str]]) -> None:
+    """A dblatex table: rules between the rows in one piece per column, vertical rules
+    between the columns only (no outer borders)."""
+    y = top
+    _hline(c, cols[0], cols[-1], y)
+    for row in rows:
+        for x, text in zip(cols, row, strict=False):
+            c.drawString(x + 3, PAGE[1] - y - 9, text)  # type: ignore[attr-defined]
+        for x in cols[1:-1]:
+            _vline(c, x, y, y + 12)
+        y += 12
+        for a, b in itertools.pairwise(cols):
+            _hline(c, a, b, y)
+
+
+def _reference_page(c: object) -> None:
+    """debian-reference-de p188 and p94: a table whose right end (561.6) lies 2.75 pt
+    from a note box's (564.35), which lies 2.55 pt from a code box's sides (566.9,
+    569.9); and below the note box, 21 pt down, a table 0.3 pt wider than it, with a
+    word running past the table's right end."""
+    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+    rows = [["Paket", "Popcon", "Größe", "Beschreibung"]]
+    rows += [[f"paket{i}", f"V:{i}", f"{10 * i}", f"Werkzeug Nummer {i}"] for i in range(4)]
+    _dblatex_table(c, [62.0, 164.4, 230.8, 270.1, 561.6], 80.0, rows)
+    _hline(c, 65.45, 564.35, 300.0)  # the note box: rules above and below its text
+    c.drawString(70, PAGE[1] - 315, "Tipp Hier sind nur die grundlegenden Formate.")  # type: ignore[attr-defined]
+    _hline(c, 65.45, 564.35, 340.0)
+    rows = [["Namenskomponente", "Zeichen", "Existenz"]]
+    rows += [[f"teil{i}", f"[a-z{i}]+", "optional"] for i in range(3)]
+    rows.append(["datei", "[a-z]+"])
+    _dblatex_table(c, [62.2, 213.2, 364.2, 561.4], 361.0, rows)
+    c.setFont("Courier", 9)  # type: ignore[attr-defined]
+    c.drawString(367, PAGE[1] - 361 - 4 * 12 - 9, "name_upstream-version_architektur_all.deb")  # type: ignore[attr-defined]
+    c.setFillGray(0.95)  # type: ignore[attr-defined]
+    c.rect(56.7, PAGE[1] - 540, 510.2, 40, stroke=0, fill=1)  # type: ignore[attr-defined]
+    c.setFillGray(0)  # type: ignore[attr-defined]
+    _hline(c, 53.7, 569.9, 498.5)
+    _hline(c, 53.7, 569.9, 541.5)
+    c.drawString(60, PAGE[1] - 520, "# date MMDDhhmmCCYY")  # type: ignore[attr-defined]
+
+
+def test_tables_keep_their_columns_beside_boxes_and_words_past_their_end() -> None:
+    text = extract(_pdf(_reference_page), filename="ref.pdf").text
+    assert "| Paket | Popcon | Größe | Beschreibung |" in text
+    assert "| paket2 | V:2 | 20 | Werkzeug Nummer 2 |" in text
+    assert "| Namenskomponente | Zeichen | Existenz |" in text
+    assert "| teil1 | [a-z1]+ | optional |" in text
+    assert not any(ln.startswith("|") and "Tipp" in ln for ln in text.split("\n"))
+    assert text.count(".deb") == 1
+    assert "\n\\# date MMDDhhmmCCYY\n" in text  # the code box stays text

@@ -557,9 +557,10 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
             extracted[0] = _spread_header(extracted[0])
         rows = merged_table(grid, [[_cell_text(c) for c in row] for row in extracted])
         rows = [r for r in rows if any(cell.strip() for cell in r)]
-        if not rows or max(len(r) for r in rows) < 2:
+        if not rows or max(sum(1 for c in r if c.strip()) for r in rows) < 2:
             # A one-column frame is a shaded code box or a note, not a table:
-            # its text stays with the page's lines.
+            # its text stays with the page's lines. Slivers of no text beside it
+            # (a code box's fill inside its rules) add no column.
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
         boxes.append((x0, top, x1, bottom))
@@ -571,8 +572,10 @@ def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
 
     def keep(obj: dict[str, Any]) -> bool:
         # Only the words put into cells leave the prose: text inside a table's
-        # box but in no cell (a line between two stacked frames) stays.
-        if obj.get("object_type") != "char" or not _inside(obj, boxes):
+        # box but in no cell (a line between two stacked frames) stays. A word
+        # that runs on past the table's box leaves whole (debian-reference-de
+        # p94: "...revision_architektur.deb" in its cell, "ektur.deb" in the prose).
+        if obj.get("object_type") != "char":
             return True
         band = int((float(obj["top"]) + float(obj["bottom"])) / 2) // _BAND
         return not _inside(obj, taken.get(band, []))

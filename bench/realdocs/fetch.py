@@ -163,8 +163,10 @@ DOCUMENTS = (
         Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
         for name in ("office-debref-ch06-de", "office-lohelp-start-de")
     ),
-    # Documents used only for the independent check (labels in heldout.jsonl
-    # only, written from the rendered pages before chunkwise ran on them).
+    # The first and second independent sets (labelled from the rendered pages
+    # before chunkwise ran on them, each run once on 2026-12-01), then moved
+    # to development with their labels: a set that has been run against no
+    # longer checks anything.
     *(
         Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
         for name in (
@@ -201,8 +203,7 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
-    # Second independent set (labelled from the rendered pages; no tool's
-    # output seen before the labels were committed).
+    # (second set)
     *(
         Document(name, f"office:{name}.pdf", name.rsplit("-", 1)[1], "LibreOffice Writer 7.4.7")
         for name in ("office-debref-ch04-en", "office-debref-ch09-de")
@@ -237,6 +238,8 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # Documents used only for the independent check (labels in heldout.jsonl
+    # only, written from the rendered pages before chunkwise ran on them).
 )
 
 

@@ -240,6 +240,38 @@ DOCUMENTS = (
     ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
+    # Third set, English: four engines and layouts of the LaTeX tool chain
+    # (ruled font tables in Times; dvips + Distiller with command names in the
+    # margin and ligature glyphs; XeTeX with microtype protrusion, booktabs
+    # tables continued over pages and version notes in the margin; LuaTeX
+    # with key/value lists and margin notes), and the office PDF of ch07.
+    Document(
+        "psnfss2e", "usr/share/doc/texlive-doc/latex/psnfss/psnfss2e.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "mdwtab",
+        "usr/share/doc/texlive-doc/latex/mdwtools/mdwtab.pdf",
+        "en",
+        "LaTeX (dvips, Acrobat Distiller)",
+    ),
+    Document(
+        "polyglossia",
+        "usr/share/doc/texlive-doc/latex/polyglossia/polyglossia.pdf",
+        "en",
+        "LaTeX (XeTeX)",
+    ),
+    Document(
+        "hyperref-doc",
+        "usr/share/doc/texlive-doc/latex/hyperref/hyperref-doc.pdf",
+        "en",
+        "LaTeX (LuaTeX)",
+    ),
+    Document(
+        "office-debref-ch07-en",
+        "office:office-debref-ch07-en.pdf",
+        "en",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

@@ -105,6 +105,15 @@ SOURCES = (
     OfficeSource("office-debref-ch09-de", f"{_DEBREF}/ch09.de.html", "", _PAGE_DE, False),
     # held-out (labels in heldout.jsonl only, written from the rendered pages
     # before chunkwise ran on them)
+    # third independent set: a GUI chapter with package tables, a running
+    # header and page footer, untagged
+    OfficeSource(
+        "office-debref-ch07-en",
+        f"{_DEBREF}/ch07.en.html",
+        "Debian Reference: GUI System",
+        _PAGE_EN,
+        False,
+    ),
 )
 
 

@@ -272,6 +272,37 @@ DOCUMENTS = (
         "en",
         "LibreOffice Writer 7.4.7",
     ),
+    # Third set, German: a XeTeX manual with booktabs tables (multi-row
+    # headers, a page-long table), option names in the margin and framed
+    # listings; a LuaTeX-made introduction with a two-line-cell table; two
+    # pdfTeX documents with microtype's font expansion (a classicthesis
+    # layout with margin notes and small-caps headings, a ltxdoc class manual
+    # with margin notes and code listings); and a LibreOffice-made chapter.
+    Document(
+        "biblatex-de",
+        "usr/share/doc/texlive-doc/latex/translation-biblatex-de/biblatex-de-Benutzerhandbuch.pdf",
+        "de",
+        "LaTeX (XeTeX)",
+    ),
+    Document(
+        "lualatex-doc-DE",
+        "usr/share/doc/texlive-doc/latex/lualatex-doc-de/lualatex-doc-DE.pdf",
+        "de",
+        "LaTeX (LuaTeX)",
+    ),
+    Document(
+        "ArsClassica-de",
+        "usr/share/doc/texlive-doc/latex/translation-arsclassica-de/ArsClassica-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document("milog", "usr/share/doc/texlive-doc/latex/milog/milog.pdf", "de", "LaTeX (pdfTeX)"),
+    Document(
+        "office-debref-ch12-de",
+        "office:office-debref-ch12-de.pdf",
+        "de",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

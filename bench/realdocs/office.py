@@ -114,6 +114,14 @@ SOURCES = (
         _PAGE_EN,
         False,
     ),
+    # third independent set, German: a running header over an untagged PDF
+    OfficeSource(
+        "office-debref-ch12-de",
+        f"{_DEBREF}/ch12.de.html",
+        "Debian-Referenz: Programmierung",
+        _PAGE_DE,
+        False,
+    ),
 )
 
 

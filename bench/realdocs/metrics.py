@@ -29,6 +29,15 @@ pdftotext hyphenates at a line end counts as found whole or in its parts).
 Lines that recur on many pages (running headers and footers) are left out of
 the reference, since dropping them is right. Glued tokens are runs of 20+
 letters in the output that are not a word of pdftotext's text.
+
+Corrected reference (reported beside, never instead of, the figure above):
+pdftotext writes some of TeX's math symbols as letters (cmsy's angle brackets
+as "h" and "i": "⟨neu⟩" -> "hneui"; see glyphs.py). A letter of pdftotext's
+page is replaced by the symbol only where a second reader's text of the same
+page (pdfminer's glyphs, the symbol named by the font program) has that symbol
+at the same place: both texts without whitespace, aligned, and only in
+one-for-one replacements (a symbol for a letter). Nothing else of the
+reference changes, and which words the tool's output has plays no part.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from chunkwise.canonical import CELL_SPLIT, is_separator
 
@@ -49,6 +59,22 @@ _DIGITS = re.compile(r"\d+")
 _MIN_LETTERS = 5
 _GLUED_LETTERS = 20
 _ROW_REACH = 150  # characters of other cells allowed between a row label and its cell
+# Glyph names of TeX's cmsy / cmex fonts (and marvosym's information sign) that
+# pdftotext writes as letters on the development PDFs (found by aligning its text
+# with pdfminer's, see glyphs.py), and the symbols they are: the only characters a
+# correction of the reference puts in.
+SYMBOL_GLYPHS = {
+    "angbracketleft": "\u27e8",
+    "angbracketright": "\u27e9",
+    "summationtext": "\u2211",
+    "summationdisplay": "\u2211",
+    "producttext": "\u220f",
+    "productdisplay": "\u220f",
+    "integraltext": "\u222b",
+    "integraldisplay": "\u222b",
+    "Info": "\U0001f6c8",  # marvosym's \Info; not U+2139, which is a letter
+}
+SYMBOLS = frozenset(SYMBOL_GLYPHS.values())
 
 
 @dataclass(frozen=True)
@@ -188,6 +214,43 @@ class Reference:
 
     occurrences: list[tuple[str, ...]]
     vocabulary: set[str]
+
+
+def symbol_corrections(reference_page: str, other_page: str) -> dict[int, str]:
+    """Index in `reference_page` -> symbol, where the other reader has a symbol for its letter.
+
+    Both texts are compared without whitespace (the readers space differently) and
+    the other one in NFKC (pdfminer keeps "ﬁ" where pdftotext writes "fi"); only
+    one-for-one replacements of a letter by a symbol of SYMBOLS count.
+    """
+    if not SYMBOLS.intersection(other_page):
+        return {}
+    ours = [(i, c) for i, c in enumerate(reference_page) if not c.isspace()]
+    theirs = [c for c in unicodedata.normalize("NFKC", other_page) if not c.isspace()]
+    matcher = SequenceMatcher(None, [c for _, c in ours], theirs, autojunk=False)
+    corrections: dict[int, str] = {}
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for (at, letter), symbol in zip(ours[i1:i2], theirs[j1:j2], strict=True):
+            if symbol in SYMBOLS and letter.isalpha():
+                corrections[at] = symbol
+    return corrections
+
+
+def corrected_reference_text(pdftotext_raw: str, other_pages: Sequence[str]) -> str:
+    """pdftotext's text with the letters symbol_corrections finds, page by page, replaced."""
+    pages = pdftotext_raw.split("\f")
+    for n, other in enumerate(other_pages[: len(pages)]):
+        fixes = symbol_corrections(pages[n], other)
+        if fixes:
+            pages[n] = "".join(fixes.get(i, c) for i, c in enumerate(pages[n]))
+    return "\f".join(pages)
+
+
+def words_corrected(before: Reference, after: Reference) -> int:
+    """Reference words the correction changed (occurrences of `before` that `after` lacks)."""
+    return sum((Counter(before.occurrences) - Counter(after.occurrences)).values())
 
 
 def reference_words(pdftotext_raw: str) -> Reference:

@@ -1,0 +1,62 @@
+"""The word-integrity reference is corrected only where a second reader shows a symbol."""
+
+from bench.realdocs.metrics import (
+    corrected_reference_text,
+    reference_words,
+    symbol_corrections,
+    word_integrity,
+    words_corrected,
+)
+
+# pdftotext -raw of a line of dhua.pdf p4, and pdfminer's glyphs of it (no spaces,
+# "ﬁ" kept as a ligature, the cmsy angle brackets named by the font program).
+PDFTOTEXT = "Um ein Makro hneui für eine Abkürzung zu definieren: \\newdhua{hneui}{hErgebnisi}\n"
+PDFMINER = "UmeinMakro⟨neu⟩füreineAbkürzungzudeﬁnieren:\\newdhua{⟨neu⟩}{⟨Ergebnis⟩}"
+# What a reader that drops the unmapped brackets writes.
+TOOL_OUTPUT = "Um ein Makro neu für eine Abkürzung zu definieren: \\newdhua{neu}{Ergebnis}"
+
+
+def test_letters_aligned_with_brackets_become_brackets() -> None:
+    fixes = symbol_corrections(PDFTOTEXT, PDFMINER)
+    assert sorted(PDFTOTEXT[i] for i in fixes) == ["h", "h", "h", "i", "i", "i"]
+    assert set(fixes.values()) == {"\u27e8", "\u27e9"}
+    corrected = corrected_reference_text(PDFTOTEXT, [PDFMINER])
+    assert "\u27e8neu\u27e9 für" in corrected
+    assert "{\u27e8Ergebnis\u27e9}" in corrected
+
+
+def test_corrected_reference_counts_the_words_the_page_has() -> None:
+    before = reference_words(PDFTOTEXT)
+    after = reference_words(corrected_reference_text(PDFTOTEXT, [PDFMINER]))
+    # "hneui" (twice) and "hErgebnisi" are not words of the page; "Ergebnis" is.
+    assert word_integrity(before, TOOL_OUTPUT) < 1.0
+    assert word_integrity(after, TOOL_OUTPUT) == 1.0
+    assert words_corrected(before, after) == 3
+
+
+def test_a_tool_that_writes_the_letters_misses_against_the_corrected_reference() -> None:
+    after = reference_words(corrected_reference_text(PDFTOTEXT, [PDFMINER]))
+    assert word_integrity(after, PDFTOTEXT) < 1.0
+
+
+def test_no_symbol_on_the_other_reader_means_no_correction() -> None:
+    # The same letters, but the other reader sees letters there too: a real "h…i" word.
+    other = PDFMINER.replace("\u27e8", "h").replace("\u27e9", "i")
+    assert symbol_corrections(PDFTOTEXT, other) == {}
+    assert corrected_reference_text(PDFTOTEXT, [other]) == PDFTOTEXT
+
+
+def test_only_the_page_with_the_symbols_is_corrected() -> None:
+    raw = "hallo hneui\fhneui welt\f"
+    corrected = corrected_reference_text(raw, ["hallo⟨neu⟩", "hneuiwelt", ""])
+    assert corrected == "hallo \u27e8neu\u27e9\fhneui welt\f"
+
+
+def test_a_symbol_is_never_put_in_for_a_non_letter() -> None:
+    # cmsy's "mapsto" comes out as the digit 7; the words do not change, nothing to correct.
+    assert symbol_corrections("foo 7→ (c,m)", "foo\u2211→(c,m)") == {}
+
+
+def test_an_unequal_replacement_is_left_as_it_is() -> None:
+    # Where the readers disagree on more than one glyph for one, no position is claimed.
+    assert symbol_corrections("abc hx def", "abc⟨⟩ydef") == {}

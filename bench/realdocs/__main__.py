@@ -47,6 +47,7 @@ from .metrics import (
     Reference,
     View,
     corrected_reference_text,
+    fold_ligatures,
     glued_tokens,
     heading_fact,
     prose_fact,
@@ -133,7 +134,8 @@ def references(path: Path) -> tuple[Reference, Reference]:
     """pdftotext's reference as it is, and with its letters for TeX's math symbols corrected
     (once per document: every tool is scored against the same two)."""
     raw = pdftotext_raw(path)
-    return reference_words(raw), reference_words(corrected_reference_text(raw, symbol_pages(path)))
+    corrected = fold_ligatures(corrected_reference_text(raw, symbol_pages(path)))
+    return reference_words(raw), reference_words(corrected)
 
 
 def check(fact: dict[str, Any], text: str, views: list[View]) -> bool:
@@ -184,7 +186,7 @@ def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: P
     if path.suffix.lower() == ".pdf":
         reference, corrected = references(path)
         result.integrity = word_integrity(reference, text)
-        result.integrity_corrected = word_integrity(corrected, text)
+        result.integrity_corrected = word_integrity(corrected, fold_ligatures(text))
         result.words_corrected = words_corrected(reference, corrected)
         result.glued = len(glued_tokens(reference, text))
     return result
@@ -342,7 +344,8 @@ INTEGRITY_NOTE = (
     'it writes for TeX\'s math symbols (cmsy\'s angle brackets as h and i: "⟨neu⟩" -> "hneui")',
     "put back as symbols, only where pdfminer's glyphs of the same page, named by the font",
     "program, have the symbol at that place; `reference words corrected` counts the words",
-    "that changed. Both are computed over the whole document.",
+    "that changed. For the corrected figure both sides have presentation-form ligatures",
+    '("ﬁ", U+FB00-U+FB06) written as letters. Both are computed over the whole document.',
 )
 
 

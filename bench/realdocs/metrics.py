@@ -38,6 +38,10 @@ page (pdfminer's glyphs, the symbol named by the font program) has that symbol
 at the same place: both texts without whitespace, aligned, and only in
 one-for-one replacements (a symbol for a letter). Nothing else of the
 reference changes, and which words the tool's output has plays no part.
+For the corrected figure both sides also have their presentation-form
+ligatures (U+FB00-U+FB06, "ﬁ") written as letters: pdftotext keeps them as one
+character on some tool chains' PDFs (Distiller, LuaTeX), so "modiﬁed" and
+"modified" would count as different words whichever side writes which.
 """
 
 from __future__ import annotations
@@ -246,6 +250,16 @@ def corrected_reference_text(pdftotext_raw: str, other_pages: Sequence[str]) -> 
         if fixes:
             pages[n] = "".join(fixes.get(i, c) for i, c in enumerate(pages[n]))
     return "\f".join(pages)
+
+
+_LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+_LIGATURE = re.compile("[" + "".join(_LIGATURES) + "]")
+
+
+def fold_ligatures(text: str) -> str:
+    """`text` with the presentation-form ligatures "ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ" as their letters
+    (a comparison copy for the corrected figure; both sides get it)."""
+    return _LIGATURE.sub(lambda m: _LIGATURES[m.group()], text)
 
 
 def words_corrected(before: Reference, after: Reference) -> int:

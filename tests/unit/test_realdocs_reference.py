@@ -2,6 +2,7 @@
 
 from bench.realdocs.metrics import (
     corrected_reference_text,
+    fold_ligatures,
     reference_words,
     symbol_corrections,
     word_integrity,
@@ -60,3 +61,14 @@ def test_a_symbol_is_never_put_in_for_a_non_letter() -> None:
 def test_an_unequal_replacement_is_left_as_it_is() -> None:
     # Where the readers disagree on more than one glyph for one, no position is claimed.
     assert symbol_corrections("abc hx def", "abc⟨⟩ydef") == {}
+
+
+def test_ligature_glyphs_and_letters_are_the_same_word_for_the_corrected_figure() -> None:
+    # pdftotext keeps "ﬁ" on a Distiller-made page; a tool that writes "fi" has the word.
+    reference = "Die Tabelle wird modiﬁziert und deﬁniert.\n"
+    tool = "Die Tabelle wird modifiziert und definiert."
+    assert word_integrity(reference_words(reference), tool) < 1.0
+    assert word_integrity(reference_words(fold_ligatures(reference)), fold_ligatures(tool)) == 1.0
+    # and the other way round: the reference has letters, the tool kept the glyph
+    assert word_integrity(reference_words(fold_ligatures(tool)), fold_ligatures(reference)) == 1.0
+    assert fold_ligatures("\ufb00\ufb03\ufb04\ufb05") == "ff" + "ffi" + "ffl" + "st"

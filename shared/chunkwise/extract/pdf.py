@@ -62,6 +62,7 @@ from .pdf_lines import (
     strip_subset,
     with_accent,
 )
+from .pdf_marked import hidden_groups, names_hidden, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .pdf_spans import merged_table
 from .tables import (
@@ -538,9 +539,11 @@ def _letter_under(
     return None
 
 
-def _read_page(page: Any) -> tuple[list[Line], list[Item], bool, bool]:
+def _read_page(
+    page: Any, hidden: frozenset[int] = frozenset()
+) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
-    page = _join_accents(page)
+    page = _join_accents(visible_text(page, hidden))
     overlaid = overlaid_spaces(page.chars)
     if overlaid:  # spaces drawn over glyphs split words ("chromiu m")
         page = page.filter(lambda obj: id(obj) not in overlaid)
@@ -1260,8 +1263,9 @@ def _extract(
     report_fast: list[int] = []
     skipped: list[int] = []  # per page: glyphs the fast reader could not map
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
+    hidden = hidden_groups(pdf.doc)
     try:
-        _read_all(pdf, fast, raw, (report_fast, skipped), limits, n_pages, deadline)
+        _read_all(pdf, (fast, hidden), raw, (report_fast, skipped), limits, n_pages, deadline)
     finally:
         if fast is not None:
             fast.close()
@@ -1273,13 +1277,14 @@ def _extract(
 
 def _read_all(
     pdf: Any,
-    fast: Any,
+    readers: tuple[Any, frozenset[int]],
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
     counts: tuple[list[int], list[int]],
     limits: ExtractLimits,
     n_pages: int,
     deadline: float,
 ) -> None:
+    fast, hidden = readers  # PDFium's document (or None); the hidden layers' groups
     for index, page in enumerate(pdf.pages):
         if time.monotonic() > deadline:
             raise LimitExceeded(
@@ -1289,7 +1294,7 @@ def _read_all(
                 f"stopped at page {index + 1} of {n_pages}",
             )
         fast_page = fast[index] if fast is not None else None
-        read = _read_one(page, fast_page)
+        read = _read_one(page, fast_page, hidden)
         lines, tables, rules, has_images = read.lines, read.tables, read.rules, read.has_images
         report_fast, skipped = counts
         if read.fast:
@@ -1315,15 +1320,18 @@ class _PageRead:
     unmapped: int  # glyphs PDFium could not map and left out
 
 
-def _read_one(page: Any, fast_page: Any) -> _PageRead:
+def _read_one(page: Any, fast_page: Any, hidden: frozenset[int] = frozenset()) -> _PageRead:
     """One page through PDFium when it has no vector paths, else through pdfplumber.
 
     No vector paths = no ruled table, and PDFium reads the text ~40x faster.
+    A page naming a hidden optional content group goes through pdfplumber,
+    which leaves that content out (PDFium's text page would keep it).
     Where PDFium cannot map some glyphs, pdfminer reads the page too and wins
     when it leaves fewer unmapped ("(cid:NN)"): it maps more glyph names
     (TeX ligatures: "o cial" -> "official"), PDFium more math fonts.
     """
-    if fast_page is not None and not has_paths(fast_page):
+    hides = bool(hidden) and names_hidden(page.page_obj.resources, hidden)
+    if fast_page is not None and not hides and not has_paths(fast_page):
         fast_lines, unmapped = read_page_fast(fast_page)
         has_images = pdf_pdfium.has_images(fast_page)
         if unmapped:
@@ -1331,7 +1339,7 @@ def _read_one(page: Any, fast_page: Any) -> _PageRead:
             if _count_unmapped(lines, tables) < unmapped:
                 return _PageRead(lines, tables, _horizontal_rules(page), slow_images, False, 0)
         return _PageRead(fast_lines, [], [], has_images, True, unmapped)
-    lines, tables, _has_text, has_images = _read_page(page)
+    lines, tables, _has_text, has_images = _read_page(page, hidden)
     return _PageRead(lines, tables, _horizontal_rules(page), has_images, False, 0)
 
 

@@ -1,0 +1,105 @@
+"""Marked content: hidden optional content left out, ActualText put in place of its glyphs.
+
+microtype's manual draws one quote four times over itself in optional content
+groups and shows one; read together they glued into "MMMMaaaarrrrggggiiiinnnn".
+TeX's logos are glyphs "T", lowered "E", "X" marked with ActualText "TeX".
+The PDFs here are made by hand (reportlab writes neither construct).
+"""
+
+from __future__ import annotations
+
+from chunkwise.extract import extract
+
+_RULE = b"0.5 w 40 60 m 260 60 l S\n"  # a vector path: the page goes to pdfplumber
+
+
+def _pdf(stream: bytes, *, layers: bool = True) -> bytes:
+    """One page; objects 6 (hidden by BaseState OFF) and 7 (ON) are layers named
+    /Hidden and /Shown in the page's /Properties."""
+    oc = b" /OCProperties << /OCGs [6 0 R 7 0 R] /D << /BaseState /OFF /ON [7 0 R] >> >>"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R%s >>" % (oc if layers else b""),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F1 5 0 R >>"
+        b" /Properties << /Hidden 6 0 R /Shown 7 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /OCG /Name (variant) >>",
+        b"<< /Type /OCG /Name (shown) >>",
+    ]
+    out = bytearray(b"%PDF-1.5\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+# The same words twice, the hidden copy 0.4 pt to the right (as with and without
+# font expansion), and a hidden line nested in a shown group.
+_VARIANTS = (
+    b"BT /F1 12 Tf 40 150 Td (Margin kerning is hanging punctuation) Tj ET\n"
+    b"/OC /Hidden BDC BT /F1 12 Tf 40.4 150 Td (Margin kerning is hanging punctuation) Tj ET EMC\n"
+    b"/OC /Shown BDC BT /F1 12 Tf 40 120 Td (The shown layer stays) Tj ET\n"
+    b"/OC /Hidden BDC BT /F1 12 Tf 40 100 Td (Secret nested variant) Tj ET EMC EMC\n"
+)
+
+
+def test_hidden_optional_content_is_left_out_on_a_page_with_paths() -> None:
+    result = extract(_pdf(_RULE + _VARIANTS), filename="layers.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "Margin kerning is hanging punctuation" in result.text
+    assert "MMaarrggiinn" not in result.text
+    assert result.text.count("kerning") == 1
+    assert "The shown layer stays" in result.text
+    assert "Secret" not in result.text
+
+
+def test_a_page_without_paths_naming_a_hidden_layer_is_not_read_by_pdfium() -> None:
+    # PDFium's text page reads hidden layers too: such a page goes to pdfplumber.
+    result = extract(_pdf(_VARIANTS), filename="layers.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert result.text.count("kerning") == 1
+    assert "Secret" not in result.text
+
+
+def test_without_a_hidden_default_every_layer_is_text() -> None:
+    result = extract(_pdf(_RULE + _VARIANTS, layers=False), filename="layers.pdf")
+    assert "Secret nested variant" in result.text
+
+
+_LOGO = (
+    b"BT /F1 12 Tf 40 150 Td (Typeset with pdf) Tj"
+    b" /Span << /ActualText (TeX) >> BDC (T) Tj -2.5 Ts (E) Tj 0 Ts (X) Tj EMC"
+    b" ( and a key ) Tj /Span << /ActualText (\\\\protect <) >> BDC (<) Tj EMC (name) Tj"
+    b" /Span << /ActualText () >> BDC (~) Tj EMC ET\n"
+)
+
+
+def test_actual_text_replaces_the_glyphs_it_stands_for() -> None:
+    result = extract(_pdf(_RULE + _LOGO), filename="logo.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "Typeset with pdfTeX and a key" in result.text
+    assert "pdfTEX" not in result.text
+    assert "~" not in result.text  # an empty ActualText: the glyphs say nothing
+
+
+def test_actual_text_holding_tex_source_keeps_the_glyphs() -> None:
+    # "\protect <": a macro that was not expanded, not text; the glyph "<" is.
+    result = extract(_pdf(_RULE + _LOGO), filename="logo.pdf")
+    assert "<name" in result.text
+    assert "protect" not in result.text
+
+
+def test_both_readers_read_actual_text_alike() -> None:
+    slow = extract(_pdf(_RULE + _LOGO), filename="logo.pdf").text
+    fast_result = extract(_pdf(_LOGO, layers=False), filename="logo.pdf")
+    assert fast_result.report.page_readers["pdfium"] == 1
+    assert "Typeset with pdfTeX" in fast_result.text and "Typeset with pdfTeX" in slow

@@ -782,3 +782,26 @@ def test_tables_keep_their_columns_beside_boxes_and_words_past_their_end() -> No
     assert not any(ln.startswith("|") and "Tipp" in ln for ln in text.split("\n"))
     assert text.count(".deb") == 1
     assert "\n\\# date MMDDhhmmCCYY\n" in text  # the code box stays text
+
+
+def test_body_size_is_the_prose_size_when_more_code_than_prose_is_set() -> None:
+    # A package manual with its source code appended (microtype-DE: more 8 pt
+    # typewriter characters than 10 pt prose): the prose is the body, not headings.
+    prose = [
+        "Every character needs a certain amount of protrusion and kerning.",
+        "It may also be desirable to limit the maximum expansion of some.",
+        "Since every font looks different, the settings must apply to a font.",
+    ]
+    code = "\\def\\MT@setup@{\\MT@map@clist@c\\MT@features{\\MT@feat@setup}}%"
+
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        for i, line in enumerate(prose):
+            c.drawString(72, 780 - 12 * i, line)  # type: ignore[attr-defined]
+        c.setFont("Courier", 8)  # type: ignore[attr-defined]
+        for i in range(40):
+            c.drawString(72, 700 - 10 * i, f"{i + 1:3d} {code}")  # type: ignore[attr-defined]
+
+    text = extract(_pdf(draw), filename="manual.pdf").text
+    assert " ".join(prose) in text
+    assert not [ln for ln in text.splitlines() if ln.startswith("#") and "protrusion" in ln]

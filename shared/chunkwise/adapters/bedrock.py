@@ -24,6 +24,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from chunkwise.embedding.sizes import FixedSizes
 from chunkwise.errors import ConfigError, PermanentError, TransientError
 
 if TYPE_CHECKING:
@@ -92,11 +93,8 @@ def _invoke(client: Any, model_id: str, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _BedrockBase:
+class _BedrockBase(FixedSizes):
     _name: str
-    _dimension: int
-    _max_tokens: int
-    _batch_size: int
 
     def __init__(self, client: Any | None, token_counter: CountTokens | None) -> None:
         self._client = client
@@ -115,18 +113,6 @@ class _BedrockBase:
     @property
     def name(self) -> str:
         return self._name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    @property
-    def max_tokens(self) -> int:
-        return self._max_tokens
-
-    @property
-    def batch_size(self) -> int:
-        return self._batch_size
 
     def token_counter(self) -> HFTokenCounter:
         """The chunker's sizer for this model (an estimate, see the module doc)."""

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from chunkwise.embedding.sizes import FixedSizes
 from chunkwise.errors import ConfigError, TokenizerError
 
 if TYPE_CHECKING:
@@ -408,7 +409,7 @@ class _BertEncoder:
         return x
 
 
-class MiniLMEmbedder:
+class MiniLMEmbedder(FixedSizes):
     """all-MiniLM-L6-v2 (384 dims, cosine), offline, numpy only. Thread-safe.
 
     Weights are loaded lazily on the first `embed` call (~90 MB, < 1 s);
@@ -457,18 +458,6 @@ class MiniLMEmbedder:
     def query_prefix(self) -> str:
         # all-MiniLM-L6-v2 embeds queries and passages alike.
         return ""
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    @property
-    def max_tokens(self) -> int:
-        return self._max_tokens
-
-    @property
-    def batch_size(self) -> int:
-        return self._batch_size
 
     @property
     def model_path(self) -> Path:

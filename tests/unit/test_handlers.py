@@ -361,27 +361,36 @@ def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
         mod.lambda_handler({"action": "explode"}, LocalContext())
 
 
+class _CloudFormationReply:
+    """What urlopen returns for the custom resource's PUT to CloudFormation."""
+
+    status = 200
+
+    def __enter__(self) -> _CloudFormationReply:
+        return self
+
+    def __exit__(self, *a: object) -> None:
+        return None
+
+
+def _cloudformation_responses(monkeypatch: pytest.MonkeyPatch, mod: Any) -> list[dict[str, Any]]:
+    """The response bodies the admin handler PUTs to CloudFormation's pre-signed URL."""
+    sent: list[dict[str, Any]] = []
+
+    def urlopen(req: Any, timeout: float) -> _CloudFormationReply:
+        assert req.get_method() == "PUT" and req.full_url.startswith("https://cloudformation")
+        sent.append(json.loads(req.data))
+        return _CloudFormationReply()
+
+    monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
+    return sent
+
+
 def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     from chunkwise import wiring
 
     mod = load("admin")
-    sent: list[dict[str, Any]] = []
-
-    class Resp:
-        status = 200
-
-        def __enter__(self) -> Resp:
-            return self
-
-        def __exit__(self, *a: object) -> None:
-            return None
-
-    def urlopen(req: Any, timeout: float) -> Resp:
-        assert req.get_method() == "PUT" and req.full_url.startswith("https://cloudformation")
-        sent.append(json.loads(req.data))
-        return Resp()
-
-    monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
+    sent = _cloudformation_responses(monkeypatch, mod)
     calls: list[Any] = []
     monkeypatch.setattr(
         wiring,
@@ -414,22 +423,7 @@ def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
     role = "arn:aws:iam::123456789012:role/query-connector"
     monkeypatch.setenv("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN", role)
     mod = load("admin")
-    sent: list[dict[str, Any]] = []
-
-    class Resp:
-        status = 200
-
-        def __enter__(self) -> Resp:
-            return self
-
-        def __exit__(self, *a: object) -> None:
-            return None
-
-    def urlopen(req: Any, timeout: float) -> Resp:
-        sent.append(json.loads(req.data))
-        return Resp()
-
-    monkeypatch.setattr(mod.urllib.request, "urlopen", urlopen)
+    sent = _cloudformation_responses(monkeypatch, mod)
     monkeypatch.setattr(wiring, "ensure_index", lambda s, generation=None: {"live_index": "c-g1"})
     roles: list[str] = []
 

@@ -4,6 +4,7 @@ tables and prose, as LaTeX cheat sheets set them (bench/realdocs: latexsheet-de)
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 
@@ -23,27 +24,29 @@ COLUMNS = (36.0, 279.0, 522.0)  # 233 pt wide, 10 pt gutters
 PITCH = (10.0, 11.5, 9.0)
 
 
-def _column(c: object, x: float, pitch: float, name: str, y: float) -> float:
-    """A section: bold title, a key/description table, a prose line, another table."""
-    c.setFont("Helvetica-Bold", 11)  # type: ignore[attr-defined]
-    c.drawString(x, y, f"{name} commands")  # type: ignore[attr-defined]
+def _titled_table(
+    c: Any, x: float, y: float, pitch: float, title: str, rows: tuple[str, float, str]
+) -> float:
+    """A bold title and four rows; `rows`: the key's stem, how far right of the key the
+    value starts (points), the value's stem."""
+    key, gap, value = rows
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x, y, title)
     y -= 16
-    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+    c.setFont("Helvetica", 8)
     for i in range(4):
-        c.drawString(x, y, f"{name}key{i}")  # type: ignore[attr-defined]
-        c.drawString(x + 70, y, f"{name} description {i}")  # type: ignore[attr-defined]
-        y -= pitch
-    c.drawString(x, y, f"Prose of {name} that explains the table above it.")  # type: ignore[attr-defined]
-    y -= pitch + 8
-    c.setFont("Helvetica-Bold", 11)  # type: ignore[attr-defined]
-    c.drawString(x, y, f"{name} options")  # type: ignore[attr-defined]
-    y -= 16
-    c.setFont("Helvetica", 8)  # type: ignore[attr-defined]
-    for i in range(4):
-        c.drawString(x, y, f"{name}opt{i}")  # type: ignore[attr-defined]
-        c.drawString(x + 110, y, f"{name} effect {i}")  # type: ignore[attr-defined]
+        c.drawString(x, y, f"{key}{i}")
+        c.drawString(x + gap, y, f"{value} {i}")
         y -= pitch
     return y
+
+
+def _column(c: Any, x: float, pitch: float, name: str, y: float) -> float:
+    """A section: bold title, a key/description table, a prose line, another table."""
+    y = _titled_table(c, x, y, pitch, f"{name} commands", (f"{name}key", 70, f"{name} description"))
+    c.drawString(x, y, f"Prose of {name} that explains the table above it.")
+    y -= pitch + 8
+    return _titled_table(c, x, y, pitch, f"{name} options", (f"{name}opt", 110, f"{name} effect"))
 
 
 def _card(*, overrun: bool = False) -> bytes:

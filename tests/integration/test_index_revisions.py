@@ -78,6 +78,14 @@ def _reconcile(
     )
 
 
+def _bucket_with_document(name: str, version: str = "r1") -> tuple[FakeBucket, str, str]:
+    """A fresh bucket holding a first version of a document under a unique key:
+    (bucket, key, document id)."""
+    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/{name}"
+    s3.put_version(key, version, "2025-01-01T00:00:00Z")
+    return s3, key, make_doc_id(BUCKET, key)
+
+
 def _all_queries_revisions(
     ix: OpenSearchIndex, embedder: Embedder, doc: str
 ) -> list[set[str]]:
@@ -94,9 +102,7 @@ def _all_queries_revisions(
 def test_after_r2_no_query_returns_r1(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/orchard.md"
-    doc = make_doc_id(BUCKET, key)
-    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
+    s3, key, doc = _bucket_with_document("orchard.md")
     _reconcile(key, s3, live_index, embedder)
     assert all(revs == {"r1"} for revs in _all_queries_revisions(live_index, embedder, doc))
     s3.put_version(key, "r2", "2025-01-02T00:00:00Z")
@@ -129,9 +135,7 @@ def test_result_list_never_mixes_revisions_even_when_both_live(
 def test_delete_removes_document_from_results(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/gone.md"
-    doc = make_doc_id(BUCKET, key)
-    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
+    s3, key, doc = _bucket_with_document("gone.md")
     _reconcile(key, s3, live_index, embedder)
     s3.delete(key)
     res = _reconcile(key, s3, live_index, embedder)
@@ -199,9 +203,7 @@ def test_replayed_duplicated_reordered_events_converge(
 def test_concurrent_writers_converge_on_current_revision(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/race.md"
-    doc = make_doc_id(BUCKET, key)
-    s3.put_version(key, "r1", "2025-01-01T00:00:00Z")
+    s3, key, doc = _bucket_with_document("race.md")
     errors: list[BaseException] = []
     barrier = threading.Barrier(6)
 
@@ -230,9 +232,7 @@ def test_concurrent_writers_converge_on_current_revision(
 def test_document_with_a_bad_chunk_is_rejected_whole(
     live_index: OpenSearchIndex, embedder: Embedder
 ) -> None:
-    s3, key = FakeBucket(BUCKET), f"docs/{uuid.uuid4().hex}/bad.md"
-    doc = make_doc_id(BUCKET, key)
-    s3.put_version(key, "good", "2025-01-01T00:00:00Z")
+    s3, key, doc = _bucket_with_document("bad.md", "good")
     _reconcile(key, s3, live_index, embedder)
     s3.put_version(key, "bad", "2025-01-02T00:00:00Z")
 

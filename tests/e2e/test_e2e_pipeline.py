@@ -40,6 +40,15 @@ def complete_live(index: Any, doc_id: str, revision: str) -> bool:
     return st is not None and st.complete_live and live_revisions(index, doc_id) == {revision}
 
 
+def ingested(stack: Any, index: Any, key: str, body: bytes) -> tuple[str, str]:
+    """Puts `body` under `key` and runs the stack until that revision is the document's
+    one complete live revision: (document id, revision)."""
+    doc_id = make_doc_id(stack.bucket, key)
+    rev = stack.put(key, body)
+    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    return doc_id, rev
+
+
 def test_new_document_is_searchable_with_citations(stack: Any, searcher: Any, index: Any) -> None:
     key = stack.key("Berichte/Übersicht März 2026.pdf")
     doc_id = make_doc_id(stack.bucket, key)
@@ -69,11 +78,10 @@ def test_new_document_is_searchable_with_citations(stack: Any, searcher: Any, in
 
 def test_second_version_replaces_first(stack: Any, searcher: Any, index: Any) -> None:
     key = stack.key("replace/manual.md")
-    doc_id = make_doc_id(stack.bucket, key)
-    v1 = stack.put(key, b"# Pump manual\n\nThe quartz flange needs grease every week.\n")
-    stack.run_until(lambda: complete_live(index, doc_id, v1))
-    v2 = stack.put(key, b"# Pump manual\n\nThe titanium flange needs oil every month.\n")
-    stack.run_until(lambda: complete_live(index, doc_id, v2))
+    ingested(stack, index, key, b"# Pump manual\n\nThe quartz flange needs grease every week.\n")
+    doc_id, v2 = ingested(
+        stack, index, key, b"# Pump manual\n\nThe titanium flange needs oil every month.\n"
+    )
     for q in ("quartz flange grease", "titanium flange oil", "pump manual"):
         hits = hits_for(searcher, q, doc_id)
         assert hits and {h.revision for h in hits} == {v2}, q
@@ -82,9 +90,8 @@ def test_second_version_replaces_first(stack: Any, searcher: Any, index: Any) ->
 
 def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     key = stack.key("delete/notes.txt")
-    doc_id = make_doc_id(stack.bucket, key)
-    rev = stack.put(key, b"Maintenance notes: replace the gasket of valve seven.\n")
-    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    notes = b"Maintenance notes: replace the gasket of valve seven.\n"
+    doc_id, _ = ingested(stack, index, key, notes)
     assert hits_for(searcher, "gasket valve", doc_id)
     stack.delete(key)
     if not stack.delete_marker_events:
@@ -190,9 +197,7 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
     from chunkwise.settings import load_settings
 
     key = stack.key("rechunk/manual.md")
-    doc_id = make_doc_id(stack.bucket, key)
-    rev = stack.put(key, (DATA / "manual_en.md").read_bytes())
-    stack.run_until(lambda: complete_live(index, doc_id, rev))
+    doc_id, rev = ingested(stack, index, key, (DATA / "manual_en.md").read_bytes())
     stack.runner.run(until_idle=2, max_seconds=60)
     old = index.live_generation()
     settings = load_settings()
@@ -221,11 +226,9 @@ def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any)
     from chunkwise.settings import load_settings
 
     key = stack.key("erase/gehaelter.md")
-    doc_id = make_doc_id(stack.bucket, key)
-    rev1 = stack.put(key, b"# Gehaelter\n\nDie Liste ist vertraulich: Meier 5100.\n")
-    stack.run_until(lambda: complete_live(index, doc_id, rev1))
-    rev2 = stack.put(key, b"# Gehaelter\n\nDie Liste ist vertraulich: Meier 5300.\n")
-    stack.run_until(lambda: complete_live(index, doc_id, rev2))
+    page = b"# Gehaelter\n\nDie Liste ist vertraulich: Meier %s.\n"
+    doc_id, _ = ingested(stack, index, key, page % b"5100")
+    ingested(stack, index, key, page % b"5300")
     artifacts = f"extracted/{doc_id}/"
     assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 4
     stack.delete(key)

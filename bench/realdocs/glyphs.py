@@ -6,7 +6,9 @@ as the character of the glyph's code. For TeX's math fonts that turns symbols
 into letters: cmsy's `angbracketleft` / `angbracketright` (codes 104 / 105) come
 out as "h" / "i", so a meta-variable "⟨neu⟩" reads "hneui"; cmex's
 `summationtext`, `producttext`, `integraltext` as "P", "Q", "R", and
-`summationdisplay`, `productdisplay` as "X", "Y". PDFium writes the same letters.
+`summationdisplay`, `productdisplay` as "X", "Y"; msam10's `star` as "F",
+mathdesign's `bigstar` as "Æ", marvosym's `Info` as "i" (metrics.SYMBOL_GLYPHS).
+PDFium writes the same letters.
 
 pdfminer.six reads the same glyphs as unmapped, and the font program itself
 names them. Here pdfminer interprets a page, and every glyph is written as

@@ -35,8 +35,8 @@ pdftotext writes some of TeX's math symbols as letters (cmsy's angle brackets
 as "h" and "i": "⟨neu⟩" -> "hneui"; see glyphs.py). A letter of pdftotext's
 page is replaced by the symbol only where a second reader's text of the same
 page (pdfminer's glyphs, the symbol named by the font program) has that symbol
-at the same place: both texts without whitespace, aligned, and only in
-one-for-one replacements (a symbol for a letter). Nothing else of the
+at the same place: the two pages' letters aligned, and only in one-for-one
+replacements (a symbol for a letter). Nothing else of the
 reference changes, and which words the tool's output has plays no part.
 For the corrected figure both sides also have their presentation-form
 ligatures (U+FB00-U+FB06, "ﬁ") written as letters: pdftotext keeps them as one
@@ -63,7 +63,8 @@ _DIGITS = re.compile(r"\d+")
 _MIN_LETTERS = 5
 _GLUED_LETTERS = 20
 _ROW_REACH = 150  # characters of other cells allowed between a row label and its cell
-# Glyph names of TeX's cmsy / cmex fonts (and marvosym's information sign) that
+# Glyph names of TeX's cmsy / cmex / msam fonts (and marvosym's information sign,
+# mathdesign's big star) that
 # pdftotext writes as letters on the development PDFs (found by aligning its text
 # with pdfminer's, see glyphs.py), and the symbols they are: the only characters a
 # correction of the reference puts in.
@@ -76,6 +77,8 @@ SYMBOL_GLYPHS = {
     "productdisplay": "\u220f",
     "integraltext": "\u222b",
     "integraldisplay": "\u222b",
+    "star": "\u2605",  # msam10's \bigstar, written "F"
+    "bigstar": "\u2605",  # mathdesign's, written "\u00c6"
     "Info": "\U0001f6c8",  # marvosym's \Info; not U+2139, which is a letter
 }
 SYMBOLS = frozenset(SYMBOL_GLYPHS.values())
@@ -223,21 +226,30 @@ class Reference:
 def symbol_corrections(reference_page: str, other_page: str) -> dict[int, str]:
     """Index in `reference_page` -> symbol, where the other reader has a symbol for its letter.
 
-    Both texts are compared without whitespace (the readers space differently) and
-    the other one in NFKC (pdfminer keeps "ﬁ" where pdftotext writes "fi"); only
-    one-for-one replacements of a letter by a symbol of SYMBOLS count.
+    The texts are aligned on their letters alone (and the other's SYMBOLS): the
+    readers differ in spacing, in where they put line numbers and punctuation, and
+    in accents (pdftotext writes a combining mark after the letter, pdfminer a
+    spacing accent before it); ligature glyphs ("ﬁ", which either reader may keep)
+    count as their letters. Only one-for-one replacements of a letter by a
+    symbol count.
     """
     if not SYMBOLS.intersection(other_page):
         return {}
-    ours = [(i, c) for i, c in enumerate(reference_page) if not c.isspace()]
-    theirs = [c for c in unicodedata.normalize("NFKC", other_page) if not c.isspace()]
+    # A ligature glyph pdftotext keeps ("ﬁ") stands for its letters, as in NFKC.
+    ours = [
+        (i, letter)
+        for i, c in enumerate(reference_page)
+        for letter in _LIGATURES.get(c, c)
+        if letter.isalpha()
+    ]
+    theirs = [c for c in unicodedata.normalize("NFKC", other_page) if c.isalpha() or c in SYMBOLS]
     matcher = SequenceMatcher(None, [c for _, c in ours], theirs, autojunk=False)
     corrections: dict[int, str] = {}
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or i2 - i1 != j2 - j1:
             continue
-        for (at, letter), symbol in zip(ours[i1:i2], theirs[j1:j2], strict=True):
-            if symbol in SYMBOLS and letter.isalpha():
+        for (at, _), symbol in zip(ours[i1:i2], theirs[j1:j2], strict=True):
+            if symbol in SYMBOLS:
                 corrections[at] = symbol
     return corrections
 

@@ -72,3 +72,21 @@ def test_ligature_glyphs_and_letters_are_the_same_word_for_the_corrected_figure(
     # and the other way round: the reference has letters, the tool kept the glyph
     assert word_integrity(reference_words(fold_ligatures(tool)), fold_ligatures(reference)) == 1.0
     assert fold_ligatures("\ufb00\ufb03\ufb04\ufb05") == "ff" + "ffi" + "ffl" + "st"
+
+
+def test_alignment_is_on_letters_so_line_numbers_and_accents_do_not_hide_a_bracket() -> None:
+    # microtype-DE p36: pdfminer reads the code listing's line number "3" right before
+    # the bracket, pdftotext leaves it out; and pdftotext's "u" + combining diaeresis
+    # against pdfminer's spacing diaeresis before the "u".
+    raw = "\\def\\MT@MT\nhpackagei {microtype} fu\u0308r\n"
+    other = "\\def\\MT@MT3⟨package⟩{microtype}f¨ur"
+    fixes = symbol_corrections(raw, other)
+    assert [raw[i] for i in sorted(fixes)] == ["h", "i"]
+    assert "\u27e8package\u27e9 {microtype}" in corrected_reference_text(raw, [other])
+
+
+def test_a_ligature_glyph_on_either_side_does_not_hide_a_bracket() -> None:
+    # listings p29: "⟨ﬁlename⟩"; pdftotext keeps the ligature on some pages, pdfminer too.
+    for raw, other in (("h\ufb01lenamei", "⟨filename⟩"), ("hfilenamei", "⟨\ufb01lename⟩")):
+        assert corrected_reference_text(raw, [other]).startswith("\u27e8"), raw
+        assert len(symbol_corrections(raw, other)) == 2, raw

@@ -45,6 +45,7 @@ from .pdf_aligned import find_aligned_tables
 from .pdf_banded import find_banded_tables
 from .pdf_columns import reading_order
 from .pdf_decor import overlaid_spaces, underline_keys
+from .pdf_fonts import fixed_pitch_fonts
 from .pdf_hyphen import Hyphenation, learn
 from .pdf_lines import (
     CELL_GAP_EM,
@@ -1264,27 +1265,30 @@ def _extract(
     skipped: list[int] = []  # per page: glyphs the fast reader could not map
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
     hidden = hidden_groups(pdf.doc)
+    fixed_pitch: set[str] = set()  # typewriter fonts by their widths, filled page by page
     try:
-        _read_all(pdf, (fast, hidden), raw, (report_fast, skipped), limits, n_pages, deadline)
+        readers = (fast, hidden, fixed_pitch)
+        _read_all(pdf, readers, raw, (report_fast, skipped), limits, n_pages, deadline)
     finally:
         if fast is not None:
             fast.close()
     report.page_readers = {"pdfium": len(report_fast), "pdfplumber": n_pages - len(report_fast)}
     if sum(skipped):
         report.warnings.append(f"{sum(skipped)} glyphs without a Unicode mapping dropped (PDFium)")
-    return _assemble(raw, data, report, limits, ocr)
+    return _assemble(raw, data, report, limits, ocr, fixed_pitch)
 
 
 def _read_all(
     pdf: Any,
-    readers: tuple[Any, frozenset[int]],
+    readers: tuple[Any, frozenset[int], set[str]],
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]],
     counts: tuple[list[int], list[int]],
     limits: ExtractLimits,
     n_pages: int,
     deadline: float,
 ) -> None:
-    fast, hidden = readers  # PDFium's document (or None); the hidden layers' groups
+    fast, hidden, fixed_pitch = readers  # PDFium's document (or None); hidden layers; fonts
+    fonts_seen: dict[int, str | None] = {}
     for index, page in enumerate(pdf.pages):
         if time.monotonic() > deadline:
             raise LimitExceeded(
@@ -1295,6 +1299,7 @@ def _read_all(
             )
         fast_page = fast[index] if fast is not None else None
         read = _read_one(page, fast_page, hidden)
+        fixed_pitch |= fixed_pitch_fonts(page.page_obj.resources, fonts_seen)
         lines, tables, rules, has_images = read.lines, read.tables, read.rules, read.has_images
         report_fast, skipped = counts
         if read.fast:
@@ -1401,20 +1406,28 @@ def _drop_unmapped_glyphs(lines: list[Line], tables: list[Item]) -> int:
     return dropped
 
 
-def _body_size(pages: list[list[Line]]) -> float:
-    """The size most of the document's prose is set in (by characters).
+def _body_size(pages: list[list[Line]], fixed_pitch: Container[str] = ()) -> float:
+    """The size the document's prose is set in: on most pages, the size most of the
+    page's characters outside typewriter fonts have.
 
-    Lines in a typewriter font are left out when there is other text: a
-    package manual with its source code appended (microtype-DE: 150,000
-    characters of 8 pt code, 136,000 of 10 pt prose) took the code's size as
-    the body's, and every prose line, 25 % larger, became a heading.
+    By characters over the whole document, a package manual with its source
+    code appended took the code's size (microtype-DE: 150,000 characters of
+    8 pt code, 136,000 of 10 pt prose), and microtype-code its small back
+    matter's (change history, index and licence: 150,000 characters of 8 pt
+    on 28 of 266 pages); every prose line, 25 % larger, became a heading.
+    Typewriter fonts are known by name or by their widths (`fixed_pitch`).
     """
-    sizes: Counter[float] = Counter()
-    mono: Counter[float] = Counter()
+    votes: Counter[float] = Counter()
+    everything: Counter[float] = Counter()
     for lines in pages:
+        sizes: Counter[float] = Counter()
         for ln in lines:
-            (mono if is_mono_font(ln.font) else sizes)[ln.size] += len(ln.text)
-    counted = sizes or mono
+            everything[ln.size] += len(ln.text)
+            if not (is_mono_font(ln.font) or ln.font in fixed_pitch):
+                sizes[ln.size] += len(ln.text)
+        if sizes:
+            votes[sizes.most_common(1)[0][0]] += 1
+    counted = votes or everything
     return counted.most_common(1)[0][0] if counted else 10.0
 
 
@@ -1424,6 +1437,7 @@ def _assemble(
     report: ExtractionReport,
     limits: ExtractLimits,
     ocr: OcrPort | None,
+    fixed_pitch: Container[str] = (),
 ) -> str:
     unmapped = sum(_drop_unmapped_glyphs(lines, tables) for _n, _h, lines, tables, _x, _i in raw)
     if unmapped:
@@ -1434,7 +1448,7 @@ def _assemble(
         kept, removed = _strip_running(lines, keys, height)
         report.headers_footers_removed += removed
         stripped.append(kept)
-    body = _body_size(stripped)
+    body = _body_size(stripped, fixed_pitch)
 
     rules = heading_rules(stripped, body)
     hyphenation = learn([ln.text for ln in kept] for kept in stripped)

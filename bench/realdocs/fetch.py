@@ -238,6 +238,14 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # (third round) the implementation manual of microtype: hidden optional
+    # content, ActualText logos, expanded fonts, as microtype.pdf sets them.
+    Document(
+        "microtype-code",
+        "usr/share/doc/texlive-doc/latex/microtype/microtype-code.pdf",
+        "en",
+        "LaTeX (pdfTeX)",
+    ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
     # Third set, English: four engines and layouts of the LaTeX tool chain

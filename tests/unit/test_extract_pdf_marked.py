@@ -103,3 +103,30 @@ def test_both_readers_read_actual_text_alike() -> None:
     fast_result = extract(_pdf(_LOGO, layers=False), filename="logo.pdf")
     assert fast_result.report.page_readers["pdfium"] == 1
     assert "Typeset with pdfTeX" in fast_result.text and "Typeset with pdfTeX" in slow
+
+
+class _Form:
+    """A form XObject as pdfminer gives it (`attrs`), counting how often it is read."""
+
+    reads = 0
+
+    def __init__(self, resources: dict[str, object]) -> None:
+        self._resources = resources
+
+    @property
+    def attrs(self) -> dict[str, object]:
+        _Form.reads += 1
+        if _Form.reads > 1000:
+            raise AssertionError("the forms' resources are searched over and over")
+        return {"Resources": self._resources}
+
+
+def test_forms_sharing_their_resources_are_searched_once_each() -> None:
+    # A hostile file: 40 forms whose resources name all 40 forms (a cycle).
+    from chunkwise.extract.pdf_marked import names_hidden
+
+    shared: dict[str, object] = {}
+    shared["XObject"] = {f"Fm{i}": _Form(shared) for i in range(40)}
+    _Form.reads = 0
+    assert names_hidden(shared, frozenset({999})) is False
+    assert _Form.reads <= 40

@@ -83,21 +83,33 @@ def _is_hidden(ref: object, hidden: frozenset[int]) -> bool:
     return bool(members) and all(_objid(m) in hidden for m in members)
 
 
-def names_hidden(resources: object, hidden: frozenset[int], depth: int = 0) -> bool:
-    """Do these resources (or those of their form XObjects) name a hidden group?"""
-    resources = resolve1(resources)
-    if not hidden or not isinstance(resources, dict) or depth > _MAX_DEPTH:
+def names_hidden(resources: object, hidden: frozenset[int]) -> bool:
+    """Do these resources (or those of their form XObjects, to `_MAX_DEPTH`) name a
+    hidden group? Each XObject is looked at once: a file whose forms share their
+    resources, or name each other, costs no more than its number of forms."""
+    if not hidden:
         return False
-    properties = resolve1(resources.get("Properties"))
-    if isinstance(properties, dict) and any(_is_hidden(v, hidden) for v in properties.values()):
-        return True
-    xobjects = resolve1(resources.get("XObject"))
-    for xobj in xobjects.values() if isinstance(xobjects, dict) else ():
-        attrs = getattr(resolve1(xobj), "attrs", {})
-        if _is_hidden(attrs.get("OC"), hidden):
+    seen: set[int] = set()
+    todo: list[tuple[object, int]] = [(resources, 0)]
+    while todo:
+        current, depth = todo.pop()
+        found = resolve1(current)
+        if not isinstance(found, dict):
+            continue
+        properties = resolve1(found.get("Properties"))
+        if isinstance(properties, dict) and any(_is_hidden(v, hidden) for v in properties.values()):
             return True
-        if names_hidden(attrs.get("Resources"), hidden, depth + 1):
-            return True
+        xobjects = resolve1(found.get("XObject"))
+        for ref in xobjects.values() if isinstance(xobjects, dict) else ():
+            key = getattr(ref, "objid", None) or id(ref)
+            if key in seen:
+                continue
+            seen.add(key)
+            attrs = getattr(resolve1(ref), "attrs", {})
+            if _is_hidden(attrs.get("OC"), hidden):
+                return True
+            if depth < _MAX_DEPTH:
+                todo.append((attrs.get("Resources"), depth + 1))
     return False
 
 

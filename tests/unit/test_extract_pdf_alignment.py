@@ -293,3 +293,28 @@ def test_cmidrules_under_the_heads_close_the_header_without_a_midrule() -> None:
         ["{\\rm ...}", "\\textrm{...}", "\\rmfamily"],
     ]
     assert [ln.text for ln in text] == ["a Nur in Makros"]
+
+
+def test_group_titles_inside_a_table_become_a_column_of_their_rows() -> None:
+    # longtable's summary: centred group titles, each over a rule across the table
+    # that opens its rows; no column heads. Read as rows, a title continued the
+    # row above it and the first group's rows were taken for the header.
+    lines = [
+        line(80.0, (150.0, "Parameters"), bold=True),
+        line(92.0, (50.0, "\\LTleft"), (150.0, "Glue to the left"), (250.0, "(fill)")),
+        line(104.0, (50.0, "\\LTpre"), (150.0, "Glue before it"), (250.0, "(skip)")),
+        line(121.0, (125.0, "Optional arguments"), bold=True),
+        line(133.0, (50.0, "[c]"), (150.0, "Centre the table.")),
+        line(145.0, (50.0, "[l]"), (150.0, "Flush left.")),
+        line(170.0, (50.0, "A paragraph after the table runs over the whole text width.")),
+    ]
+    rules = [(91.0, 50.0, 280.0), (132.0, 50.0, 280.0)]
+    text, (table,) = find_aligned_tables(lines, 9, rules)
+    assert [ln.text for ln in text] == [lines[-1].text]
+    assert table.fragment.header_rows == 0
+    assert table.fragment.rows[1:] == [
+        ["Parameters", "\\LTleft", "Glue to the left", "(fill)"],
+        ["Parameters", "\\LTpre", "Glue before it", "(skip)"],
+        ["Optional arguments", "[c]", "Centre the table.", ""],
+        ["Optional arguments", "[l]", "Flush left.", ""],
+    ]

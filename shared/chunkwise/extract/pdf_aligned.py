@@ -50,6 +50,11 @@ _PROSE_CHARS = 40  # ... pieces this long on average is running text
 # em: a word's width is estimated from its share of the segment's characters,
 # which undercounts letters against the narrower spaces
 _FIT_SLACK = 0.5
+# A group title inside a table (longtable's summary: "Parameters", "Commands to
+# end table rows", each centred over a rule that opens its rows) sits this close
+# to the table's centre, as a share of its width; a table needs two to be grouped.
+_GROUP_CENTRE = 0.1
+_MIN_GROUPS = 2
 _LINE_NUMBER = re.compile(r"^\d{1,5}\s*%?$")
 _LEADER = re.compile(r"(?:\. ?){4,}")
 # A first column of bullets or item numbers is a list, not a table (TeX and
@@ -334,8 +339,9 @@ def _run_end(lines: list[Line], start: int) -> int:
 
 
 def _table_in(
-    run: list[Line], page: int, rules: list[tuple[float, float, float]]
+    run: list[Line], page: int, rules: list[tuple[float, float, float]], groups_only: bool = False
 ) -> AlignedTable | None:
+    """The table the run starts with, if any (`groups_only`: only a table of row groups)."""
     multi = [ln for ln in run if len(ln.segments) >= 2]
     if len(multi) < _MIN_ROWS or len(multi) < _MIN_SHARE * len(run) or _is_listing(run):
         return None
@@ -346,7 +352,8 @@ def _table_in(
     # header or spanning line may do so in the first two lines.
     kept = [run[0]]
     for i, ln in enumerate(run[1:], start=1):
-        if (_crosses(ln, columns) and i > 1) or is_continuation_note(ln.text):
+        crosses = _crosses(ln, columns) and not _is_group_title(run, i, columns, rules)
+        if (crosses and i > 1) or is_continuation_note(ln.text):
             break
         if i > 1 and _below_table(run[i - 1], ln, columns, rules):
             break
@@ -357,6 +364,11 @@ def _table_in(
         return None
     if _margin_notes(kept, columns):
         return None
+    titles = [k for k in range(len(kept)) if _is_group_title(kept, k, columns, rules)]
+    if len(titles) >= _MIN_GROUPS:
+        return _grouped_table(kept, titles, columns, page)
+    if groups_only:
+        return None
     n_head = _header_lines(kept, rules)
     head = [_head_cells(kept, k, columns, rules) for k in range(n_head)]
     body = _rows(kept[n_head:], columns)
@@ -365,6 +377,54 @@ def _table_in(
     header = combine_header_rows(head) if head else [""] * len(columns)
     frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
     return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept)
+
+
+def _is_group_title(
+    lines: list[Line],
+    k: int,
+    columns: list[tuple[float, float]],
+    rules: list[tuple[float, float, float]],
+) -> bool:
+    """Line k titles the rows below it: one piece, centred over the table, not at its
+    left edge (a row label), with a rule across the table between it and its rows."""
+    ln = lines[k]
+    if len(ln.segments) != 1 or k + 1 >= len(lines):
+        return False
+    left, right = columns[0][0], columns[-1][1]
+    seg = ln.segments[0]
+    centred = abs((seg.x0 + seg.x1) / 2 - (left + right) / 2) <= _GROUP_CENTRE * (right - left)
+    if not centred or seg.x0 <= left + ln.size:
+        return False
+    return _rule_across(ln, lines[k + 1], left, right, rules)
+
+
+def _rule_across(
+    above: Line, below: Line, left: float, right: float, rules: list[tuple[float, float, float]]
+) -> bool:
+    """A rule covering 80 % of [left, right] lies between the two lines."""
+    return any(
+        above.bottom - 1 <= y <= below.top + 1
+        and min(x1, right) - max(x0, left) >= 0.8 * (right - left)
+        for y, x0, x1 in rules
+    )
+
+
+def _grouped_table(
+    lines: list[Line], titles: list[int], columns: list[tuple[float, float]], page: int
+) -> AlignedTable | None:
+    """A table of row groups: each group's title goes into a first column of every row
+    of its group, so that a row read alone (a retrieved fragment, the row index) still
+    says which group it is in. Lines above the first title are the column heads."""
+    head = [_cells(ln, columns, spread=True) for ln in lines[: titles[0]]]
+    body: list[list[str]] = []
+    for at, end in pairwise([*titles, len(lines)]):
+        rows = _rows(lines[at + 1 : end], columns)
+        if not rows or _is_contents(rows) or _is_list(rows):
+            return None
+        body.extend([lines[at].text, *row] for row in rows)
+    header = ["", *combine_header_rows(head)] if head else [""] * (len(columns) + 1)
+    frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
+    return AlignedTable(lines[0].top, lines[-1].bottom, frag, lines)
 
 
 def _below_table(
@@ -398,9 +458,12 @@ def find_aligned_tables(
             continue
         # A header line of one (spanning) segment may sit directly above.
         above = text and text[-1] is lines[i - 1]
-        start = i - 1 if above and _header_candidate(lines, i, rules) else i
         end = _run_end(lines, i)
-        found = _table_in(lines[start:end], page, rules)
+        found = None
+        if above and _group_title_above(lines[i - 1], lines[i], rules):
+            found = _table_in(lines[i - 1 : end], page, rules, groups_only=True)
+        start = i - 1 if above and (found or _header_candidate(lines, i, rules)) else i
+        found = found or _table_in(lines[start:end], page, rules)
         if found is None and start != i:
             found = _table_in(lines[i:end], page, rules)
             start = i
@@ -425,6 +488,15 @@ def _is_title(lines: list[Line], at: int, start: int) -> bool:
         return False
     bold = ln.bold or is_bold_font(ln.segments[0].font) or is_bold_font(ln.font)
     return bold and ln.size > _HEADING_SIZE * lines[start].size
+
+
+def _group_title_above(prev: Line, ln: Line, rules: list[tuple[float, float, float]]) -> bool:
+    """`prev` may title the first group of a table of row groups starting at `ln`: one
+    piece centred over `ln`, a rule as wide as `ln` between them."""
+    if len(prev.segments) != 1 or is_caption(prev.text):
+        return False
+    centred = abs((prev.x0 + prev.x1) / 2 - (ln.x0 + ln.x1) / 2) <= _GROUP_CENTRE * (ln.x1 - ln.x0)
+    return centred and _rule_across(prev, ln, ln.x0, ln.x1, rules)
 
 
 def _header_candidate(lines: list[Line], i: int, rules: list[tuple[float, float, float]]) -> bool:

@@ -318,3 +318,63 @@ def test_group_titles_inside_a_table_become_a_column_of_their_rows() -> None:
         ["Optional arguments", "[c]", "Centre the table.", ""],
         ["Optional arguments", "[l]", "Flush left.", ""],
     ]
+
+
+def glyph_line(top: float, *words: tuple[float, str], bold: bool = False) -> Line:
+    """A line of glyphs, 5 pt per character, split into segments as the readers do."""
+    glyphs = [
+        Glyph(x + 5.0 * i, x + 5.0 * (i + 1), ch, False, 10.0)
+        for x, word in words
+        for i, ch in enumerate(word)
+    ]
+    segments = segments_of(glyphs, 10.0)
+    text = " ".join(s.text for s in segments)
+    return Line(text, top, top + 10.0, segments[0].x0, 10.0, bold, segments=segments)
+
+
+def test_cells_closer_than_a_cell_gap_are_cut_where_their_column_starts() -> None:
+    # fontspec's feature tables: a small \tabcolsep leaves 5 pt between the widest
+    # option and its tag, less than a cell gap: "WordInitial init" was one segment,
+    # crossed the gutter and ended the table.
+    lines = [
+        glyph_line(100.0, (50.0, "Feature"), (120.0, "Option"), (180.0, "Tag"), bold=True),
+        glyph_line(116.0, (50.0, "Contextuals ="), (120.0, "Swash"), (180.0, "cswh")),
+        glyph_line(128.0, (120.0, "Alternate"), (180.0, "calt")),
+        glyph_line(140.0, (120.0, "WordInitial"), (180.0, "init")),
+        glyph_line(152.0, (120.0, "LineFinal"), (180.0, "falt")),
+        glyph_line(164.0, (120.0, "Inner"), (180.0, "medi")),
+    ]
+    assert len(lines[3].segments) == 1  # the 5 pt gap is no segment gap
+    _text, (table,) = find_aligned_tables(lines, 40)
+    assert table.fragment.rows == [
+        ["Feature", "Option", "Tag"],
+        ["Contextuals =", "Swash", "cswh"],
+        ["", "Alternate", "calt"],
+        ["", "WordInitial", "init"],
+        ["", "LineFinal", "falt"],
+        ["", "Inner", "medi"],
+    ]
+
+
+def test_a_caption_in_the_margin_and_notes_under_the_bottom_rule_stay_out_of_the_table() -> None:
+    # microtype's Table 3: "Table 3:" and its text in the margin beside the heads,
+    # notes ("a Aliases: ...", smaller, across the gutters) under the bottom rule.
+    lines = [
+        line(100.0, (20.0, "Table 3:"), (100.0, "Font family"), (250.0, "Shapes"), bold=True),
+        line(112.0, (20.0, "Type 1 fonts")),
+        *(line(128.0 + 12 * k, (100.0, f"Family {k}"), (250.0, "n, it")) for k in range(4)),
+        *(
+            line(182.0 + 10 * k, (100.0, f"{m} Alias: a long note running across the gutter"))
+            for k, m in enumerate("abc")
+        ),
+    ]
+    for note in lines[-3:]:
+        note.size = 8.0
+    rules = [(126.0, 100.0, 300.0), (178.0, 100.0, 300.0)]
+    text, (table,) = find_aligned_tables(lines, 21, rules)
+    assert table.caption is not None and table.caption.text == "Table 3: Type 1 fonts"
+    assert table.fragment.rows == [
+        ["Font family", "Shapes"],
+        *(["Family " + str(k), "n, it"] for k in range(4)),
+    ]
+    assert [ln.text for ln in text] == ["Table 3: Type 1 fonts"] + [ln.text for ln in lines[-3:]]

@@ -1306,8 +1306,8 @@ def _read_all(
             report_fast.append(index + 1)
         skipped.append(read.unmapped)
         lines = join_baselines(reading_order(lines, float(page.width)))
-        release_glyphs(lines)
         tables = _aligned_tables(lines, tables, index + 1, rules)
+        release_glyphs(lines)  # after the tables: a row may be cut at a glyph
         raw.append((index + 1, float(page.height), lines, tables, bool(lines), has_images))
         page.close()  # drop pdfplumber's per-page caches: bounded memory
         if fast_page is not None:

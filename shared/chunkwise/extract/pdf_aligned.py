@@ -19,12 +19,13 @@ first column of bullets or item numbers).
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from statistics import median
 
-from .pdf_lines import CELL_GAP_EM, Line, Segment, is_bold_font
+from .pdf_lines import CELL_GAP_EM, WORD_GAP_EM, Line, Segment, is_bold_font, split_at
 from .tables import (
     TableFragment,
     caption_breaks_off,
@@ -55,6 +56,13 @@ _FIT_SLACK = 0.5
 # to the table's centre, as a share of its width; a table needs two to be grouped.
 _GROUP_CENTRE = 0.1
 _MIN_GROUPS = 2
+# A column start: at least this many segments of a run start there, within
+# _START_SLACK points. Where a column's cells come closer to the next column than
+# a cell gap (TeX tables with a small \tabcolsep: "WordInitial init", "TS1 n, it"),
+# a line's segment runs over the gutter; it is cut at the word starting there.
+_START_SEGMENTS = 3
+_START_SHARE = 0.3  # ... and at least this share of its rows of several segments
+_START_SLACK = 0.75
 _LINE_NUMBER = re.compile(r"^\d{1,5}\s*%?$")
 _LEADER = re.compile(r"(?:\. ?){4,}")
 # A first column of bullets or item numbers is a list, not a table (TeX and
@@ -70,10 +78,13 @@ class AlignedTable:
     bottom: float
     fragment: TableFragment
     lines: list[Line]
+    caption: Line | None = None  # a caption set in the margin beside the table's head
+    dropped: int = 0  # lines of the page the table took besides `lines` (the caption's)
 
 
-def _columns(rows: list[Line]) -> list[tuple[float, float]]:
-    """(x0, x1) of each column: the x ranges between the gutters of `rows`."""
+def _columns(rows: list[Line], starts: list[float] | None = None) -> list[tuple[float, float]]:
+    """(x0, x1) of each column: the x ranges between the gutters of `rows`. A gutter
+    narrower than a cell gap counts where it ends at one of the column `starts`."""
     left = min(s.x0 for ln in rows for s in ln.segments)
     right = max(s.x1 for ln in rows for s in ln.segments)
     width = int(right - left) + 2
@@ -91,7 +102,10 @@ def _columns(rows: list[Line]) -> list[tuple[float, float]]:
         if n > limit:
             if start is None:
                 start = left + x
-            elif gap_start is not None and x - gap_start >= CELL_GAP_EM * em - _GRID_LOSS:
+            elif gap_start is not None and (
+                x - gap_start >= CELL_GAP_EM * em - _GRID_LOSS
+                or (_narrow_gutter(cover[gap_start:x]) and _starts_at(left + x, starts))
+            ):
                 columns.append((start, left + gap_start))
                 start = left + x
             gap_start = None
@@ -100,6 +114,15 @@ def _columns(rows: list[Line]) -> list[tuple[float, float]]:
     if start is not None:
         columns.append((start, right))
     return columns
+
+
+def _narrow_gutter(cover: list[int]) -> bool:
+    """A gutter narrower than a cell gap is free of every row (no spanning row)."""
+    return not any(cover)
+
+
+def _starts_at(x: float, starts: list[float] | None) -> bool:
+    return any(abs(x - s) <= 2 * _START_SLACK for s in starts or ())
 
 
 def _column_of(seg: Segment, columns: list[tuple[float, float]]) -> list[int]:
@@ -345,7 +368,15 @@ def _table_in(
     multi = [ln for ln in run if len(ln.segments) >= 2]
     if len(multi) < _MIN_ROWS or len(multi) < _MIN_SHARE * len(run) or _is_listing(run):
         return None
-    columns = _columns(multi)
+    run = run[: _notes_start(run, rules)]
+    caption, run, dropped = _margin_caption(run)
+    starts = _column_starts(run)
+    cut = _cut_at_column_starts(run, starts)
+    # The columns come from the rows that had several cells before the cut: a line of
+    # prose cut at a chance column start would add its words to the gutters.
+    multi = [c for c, ln in zip(cut, run, strict=True) if len(ln.segments) >= 2]
+    run = cut
+    columns = _columns(multi, starts)
     if len(columns) < 2:
         return None
     # Cut the run where a line crosses a gutter (prose after the table); a
@@ -369,6 +400,8 @@ def _table_in(
         return _grouped_table(kept, titles, columns, page)
     if groups_only:
         return None
+    if caption is not None:  # the caption's own rule in the margin is not the table's
+        rules = [r for r in rules if r[2] > columns[0][0] + 1]
     n_head = _header_lines(kept, rules)
     head = [_head_cells(kept, k, columns, rules) for k in range(n_head)]
     body = _rows(kept[n_head:], columns)
@@ -376,7 +409,98 @@ def _table_in(
         return None
     header = combine_header_rows(head) if head else [""] * len(columns)
     frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
-    return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept)
+    return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept, caption, dropped)
+
+
+def _margin_caption(run: list[Line]) -> tuple[Line | None, list[Line], int]:
+    """A caption set in the margin beside the head of the table (microtype's "Table 3:"
+    over "Type 1 fonts with / tailored protrusion settings", left of the table's
+    first column): taken out of the run as a line of its own, with the run's lines
+    left of the table removed and how many lines that removed entirely."""
+    first = run[0]
+    if len(first.segments) < 2 or not is_caption(first.segments[0].text):
+        return None, run, 0
+    edge = first.segments[1].x0
+    heads = run[:_MAX_HEAD_LINES]
+    if any(s.x1 >= edge - 1 and s.x0 < edge - 1 for ln in run for s in ln.segments):
+        return None, run, 0  # text crosses the caption's edge: no margin
+    if any(s.x1 < edge - 1 for ln in run[len(heads) :] for s in ln.segments):
+        return None, run, 0  # text left of the table further down
+    parts = [s.text for ln in heads for s in ln.segments if s.x1 < edge - 1]
+    kept: list[Line] = []
+    for ln in run:
+        right = [s for s in ln.segments if s.x0 >= edge - 1]
+        if right and len(right) < len(ln.segments):
+            ln = replace(ln, text=" ".join(s.text for s in right), x0=right[0].x0, segments=right)
+        if right:
+            kept.append(ln)
+    caption = replace(
+        first, text=" ".join(parts), segments=[first.segments[0]], seq=first.seq - 0.25
+    )
+    return caption, kept, len(run) - len(kept)
+
+
+def _notes_start(run: list[Line], rules: list[tuple[float, float, float]]) -> int:
+    """Index of the first table note of the run (or its length): a line under a rule
+    across the table, set smaller than the lines above, starting with a mark of one or
+    two characters ("a Aliases: ...", "† These options ..."). Notes cross the
+    gutters of the rows above; counted with them, the columns are lost."""
+    for i in range(1, len(run)):
+        ln, prev = run[i], run[i - 1]
+        mark = ln.text.split(maxsplit=1)[0] if ln.text.strip() else ""
+        smaller = ln.size < 0.95 * median(a.size for a in run[:i])
+        if smaller and 0 < len(mark) <= 2 and _rule_across(prev, ln, prev.x0, prev.x1, rules):
+            return i
+    return len(run)
+
+
+def _column_starts(run: list[Line]) -> list[float]:
+    """x where at least _START_SEGMENTS segments of the run's rows of several cells
+    start, and a share of those rows (not at the rows' left edge)."""
+    multi = [ln for ln in run if len(ln.segments) >= 2]
+    left = min(ln.x0 for ln in multi) if multi else 0.0
+    starts = sorted(s.x0 for ln in multi for s in ln.segments if s.x0 > left + _START_SLACK)
+    need = max(_START_SEGMENTS, math.ceil(_START_SHARE * len(multi)))
+    out: list[float] = []
+    for i in range(len(starts) - need + 1):
+        window = starts[i : i + need]
+        if window[-1] - window[0] <= _START_SLACK and not (out and window[0] - out[-1] <= 1.0):
+            out.append(window[0])
+    return out
+
+
+def _cut_at_column_starts(run: list[Line], starts: list[float]) -> list[Line]:
+    """The run's lines with each segment cut where one of its words starts at a column
+    start after a word gap, between the first and the last line of several segments
+    (a line of prose after the table keeps its words together, and ends the table).
+    Lines are copied, so a run that is no table leaves the page's lines as they were."""
+    rows = [k for k, ln in enumerate(run) if len(ln.segments) >= 2]
+    if not starts or not rows:
+        return run
+    out: list[Line] = []
+    for k, ln in enumerate(run):
+        if not rows[0] <= k <= rows[-1]:
+            out.append(ln)
+            continue
+        segments: list[Segment] = []
+        for i, seg in enumerate(ln.segments):
+            # Only a cell that starts a row or a column is cut: a wider entry set
+            # right or centred ("48 to 57" under "33") is one cell.
+            anchored = i == 0 or any(abs(seg.x0 - x) <= _START_SLACK for x in starts)
+            segments.extend(_cut_segment(seg, starts, ln.size) if anchored else [seg])
+        out.append(replace(ln, segments=segments) if len(segments) != len(ln.segments) else ln)
+    return out
+
+
+def _cut_segment(seg: Segment, starts: list[float], size: float) -> list[Segment]:
+    glyphs = seg.glyphs
+    for k in range(1, len(glyphs)):
+        gap = glyphs[k].x0 - glyphs[k - 1].x1
+        at_start = any(abs(glyphs[k].x0 - x) <= _START_SLACK for x in starts)
+        if at_start and gap > WORD_GAP_EM * size and glyphs[k].text.strip():
+            head, *tail = split_at(seg, k, size)
+            return [head, *(p for t in tail for p in _cut_segment(t, starts, size))]
+    return [seg]
 
 
 def _is_group_title(
@@ -473,8 +597,10 @@ def find_aligned_tables(
             continue
         if start != i:
             text.pop()
+        if found.caption is not None:
+            text.append(found.caption)
         tables.append(found)
-        i = start + len(found.lines)
+        i = start + len(found.lines) + found.dropped
     return text, tables
 
 

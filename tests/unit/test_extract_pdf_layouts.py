@@ -102,6 +102,13 @@ def test_unmapped_glyph_codes_are_dropped_and_counted_a_leading_one_stays_a_bull
     assert [ln.text for ln in lines] == ["r{wd}", "\u2022 first item"]
 
 
+def test_an_unmapped_visible_space_still_parts_two_words() -> None:
+    # TeX's typewriter fonts set a visible space in slot 32: "\abkii AB" in an example.
+    lines = [_line("kann man auch \\abkii(cid:32)AB tippen", 100)]
+    _drop_unmapped_glyphs(lines, [])
+    assert lines[0].text == "kann man auch \\abkii AB tippen"
+
+
 def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
     assert _join_lines(["Tabellen\u00ad", "einträge"]) == "Tabelleneinträge"
     assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"

@@ -104,6 +104,9 @@ _DATE = re.compile(
 _HEADING_NUMBER = re.compile(r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4})\.?\s+(?=[^\W\d_]|\\)")
 _CID = re.compile(r"\(cid:\d+\)")
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+(?=\S)")
+# Slot 32 is the space slot: TeX's typewriter fonts draw a visible space there
+# ("\abkii AB" in a verbatim example), which has no Unicode mapping; it parts words.
+_CID_SPACE = re.compile(r"\(cid:32\)")
 _ROMAN = re.compile(r"\b[ivxlc]{1,7}\b")
 _LEADERS = re.compile(r"[\s.\u2026\u00b7]+")
 _MARGIN = 0.12  # share of the page height where running headers and footers sit
@@ -1393,6 +1396,7 @@ def _drop_unmapped_glyphs(lines: list[Line], tables: list[Item]) -> int:
         # A lone unmapped glyph before a line's text is how TeX fonts set a
         # list bullet: it stays a bullet.
         text = _CID_BULLET.sub("\u2022 ", text)
+        text = _CID_SPACE.sub(" ", text)
         out, n = _CID.subn("", text)
         dropped += n
         return _WS.sub(" ", out).strip() if n else text

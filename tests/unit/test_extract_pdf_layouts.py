@@ -812,3 +812,79 @@ def test_body_size_is_the_prose_size_when_more_code_than_prose_is_set() -> None:
     text = extract(_pdf(draw), filename="manual.pdf").text
     assert " ".join(prose) in text
     assert not [ln for ln in text.splitlines() if ln.startswith("#") and "protrusion" in ln]
+
+
+def _titled_table(c: object, *, group_row: bool) -> None:
+    """A ruled table whose first row is one cell across it: a title bar over the
+    column heads, or (with `group_row`) the first of two rows naming groups of rows."""
+    rows = [("First column", "Third column"), ("P-column", "12.34"), ("Total", "100.6")]
+    if group_row:
+        rows = [("aaa", "1.2"), ("", "New options"), ("bbb", "4.5")]
+    top, pitch = 714.0, 14.0
+    bottom = top - pitch * (len(rows) + 1)
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    c.rect(100, bottom, 300, top - bottom)  # type: ignore[attr-defined]
+    for k in range(1, len(rows) + 1):
+        c.line(100, top - pitch * k, 400, top - pitch * k)  # type: ignore[attr-defined]
+    c.drawString(180, top - 10, "A long table example")  # type: ignore[attr-defined]
+    for k, (left, right) in enumerate(rows, start=1):
+        y = top - pitch * k
+        if left:
+            c.line(250, y, 250, y - pitch)  # type: ignore[attr-defined]
+            c.drawString(105, y - 10, left)  # type: ignore[attr-defined]
+            c.drawString(255, y - 10, right)  # type: ignore[attr-defined]
+        else:
+            c.drawString(180, y - 10, right)  # type: ignore[attr-defined]
+
+
+def test_a_title_bar_over_the_column_heads_names_the_table_and_is_not_its_header() -> None:
+    text = extract(_pdf(lambda c: _titled_table(c, group_row=False)), filename="t.pdf").text
+    assert "| First column | Third column |\n| --- | --- |\n| P-column | 12.34 |" in text
+    assert text.index("A long table example") < text.index("| First column")
+    assert "| A long table example" not in text
+    # Rows of one cell across the table below the first name groups: the first stays.
+    grouped = extract(_pdf(lambda c: _titled_table(c, group_row=True)), filename="g.pdf").text
+    assert "| A long table example |" in grouped
+
+
+def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
+    from chunkwise.extract.pdf import _without_title
+
+    # colortbl.pdf p3: 6 pt gaps between the panels come out as columns of their own,
+    # reaching down over the body (a header row over them seemed to span the body).
+    def row(*cells: tuple[float, float] | None, top: float) -> list[object]:
+        return [None if c is None else (c[0], top, c[1], top + 14.0) for c in cells]
+
+    wide, left, sliver, mid, right = (
+        (198.0, 445.0),
+        (198.0, 260.0),
+        (260.0, 266.0),
+        (266.0, 357.0),
+        (363.0, 445.0),
+    )
+    grid = [
+        row(wide, None, None, None, None, top=126.0),
+        row((198.0, 357.0), None, None, (357.0, 363.0), right, top=140.0),
+        row(left, sliver, mid, None, right, top=154.0),
+        row(left, None, mid, None, right, top=168.0),
+        row(left, None, mid, None, right, top=182.0),
+        row(wide, None, None, None, None, top=196.0),
+    ]
+    texts = [
+        ["A long table example (continued)", None, None, None, None],
+        ["First two columns", None, None, "", "Third column"],
+        ["aaa", "", "Depending on your driver", None, "12·4"],
+        ["aaa", None, "bbb", None, "45·3"],
+        ["ccc", None, "ddd", None, "7·8"],
+        ["The End", None, None, None, None],
+    ]
+    used = [(200.0, 128.0, 300.0, 138.0), (200.0, 142.0, 280.0, 151.0)]
+    out, boxes = _without_title(texts, grid, used)  # type: ignore[arg-type]
+    assert out == [
+        ["First two columns", None, "Third column"],
+        ["aaa", "Depending on your driver", "12·4"],
+        ["aaa", "bbb", "45·3"],
+        ["ccc", "ddd", "7·8"],
+        ["The End", None, None],
+    ]
+    assert len(boxes[0]) == 3 and used == [(200.0, 142.0, 280.0, 151.0)]  # the title stays text

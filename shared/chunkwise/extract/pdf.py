@@ -102,6 +102,7 @@ _DATE = re.compile(
 # "2.6. Pakete", "1.1.8 How to shutdown", "A.1 Text encodings": the number
 # gives the level; what follows must start like a title, not like a number.
 _HEADING_NUMBER = re.compile(r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4})\.?\s+(?=[^\W\d_]|\\)")
+_SLIVER = 8.0  # points: a table column this narrow with no text is a gap between panels
 _CID = re.compile(r"\(cid:\d+\)")
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+(?=\S)")
 # Slot 32 is the space slot: TeX's typewriter fonts draw a visible space there
@@ -378,6 +379,66 @@ def _table_cells(
 Words = list[dict[str, Any]]
 
 
+def _without_title(
+    texts: list[list[str | None]], grid: list[list[Box | None]], used: list[Box]
+) -> tuple[list[list[str | None]], list[list[Box | None]]]:
+    """The table without a title bar over its column heads ("A long table example":
+    it stays text, the paragraph above the table that names it; its words leave
+    `used`) and without columns that hold no text in any row (the slivers between
+    colortbl's coloured panels: they made a header reach down over the whole body)."""
+    if _title_row(grid, texts):
+        title = next(b for b in grid[0] if b is not None)
+        used[:] = [w for w in used if not _inside_box(w, title)]
+        texts, grid = texts[1:], grid[1:]
+    width = max((len(row) for row in grid), default=0)
+    keep = [c for c in range(width) if not _sliver(grid, texts, c)]
+    if len(keep) == width or len(grid) <= _MAX_HEADER_ROWS:
+        # A frame of a few rows may be the header block of the table below it,
+        # joined to it column by column (`_join_header_blocks`): it keeps its grid.
+        return texts, grid
+    return (
+        [[row[c] for c in keep if c < len(row)] for row in texts],
+        [[row[c] for c in keep if c < len(row)] for row in grid],
+    )
+
+
+def _sliver(grid: list[list[Box | None]], texts: list[list[str | None]], c: int) -> bool:
+    """Column c is a gap between panels: its own cells are all narrower than _SLIVER
+    and empty (positions a spanning cell covers are None and say nothing)."""
+    own = [row[c] for row in grid if c < len(row) and row[c] is not None]
+    empty = all(not (row[c] or "").strip() for row in texts if c < len(row))
+    return bool(own) and empty and all(b[2] - b[0] < _SLIVER for b in own if b is not None)
+
+
+def _title_row(grid: list[list[Box | None]], texts: list[list[str | None]]) -> bool:
+    """The first row is one cell across the whole table, with text, above a row of
+    two or more column heads, and no row below it but the last is one such cell
+    (array's "Unchanged options" ... "New options" name groups of rows; a last
+    "Continued..." or "The End" is a footer)."""
+    if len(grid) < 3 or len(grid[0]) < 2 or not _across(grid, 0):
+        return False
+    boxes = [b for b in grid[0] if b is not None]
+    if not (texts[0][grid[0].index(boxes[0])] or "").strip():
+        return False
+    heads = sum(1 for cell in texts[1] if cell and cell.strip())
+    return heads >= 2 and not any(_across(grid, r) for r in range(1, len(grid) - 1))
+
+
+def _across(grid: list[list[Box | None]], r: int) -> bool:
+    """Row r is one cell across the whole table."""
+    boxes = [b for b in grid[r] if b is not None]
+    if len(boxes) != 1:
+        return False
+    left = min(b[0] for row in grid for b in row if b is not None)
+    right = max(b[2] for row in grid for b in row if b is not None)
+    return boxes[0][0] <= left + 1 and boxes[0][2] >= right - 1
+
+
+def _inside_box(word: Box, box: Box) -> bool:
+    centre_x, centre_y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return box[0] <= centre_x <= box[2] and box[1] <= centre_y <= box[3]
+
+
 def _word_lines(words: Words) -> list[Words]:
     lines: list[Words] = []
     for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
@@ -559,7 +620,7 @@ def _read_page(
     page_words = page.extract_words(x_tolerance_ratio=WORD_GAP_EM) if tables else []
     for table in tables:
         used: list[tuple[float, float, float, float]] = []
-        extracted, grid = _table_cells(page_words, table, used)
+        extracted, grid = _without_title(*_table_cells(page_words, table, used), used)
         if extracted:
             extracted[0] = _spread_header(extracted[0])
         rows = merged_table(grid, [[_cell_text(c) for c in row] for row in extracted])
@@ -570,6 +631,7 @@ def _read_page(
             # (a code box's fill inside its rules) add no column.
             continue
         x0, top, x1, bottom = (float(v) for v in table.bbox)
+        top = max(top, min(b[1] for b in grid[0] if b is not None))  # below a title
         boxes.append((x0, top, x1, bottom))
         cells.append(used)
         frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=_x_edges(table))

@@ -888,3 +888,29 @@ def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
         ["The End", None, None],
     ]
     assert len(boxes[0]) == 3 and used == [(200.0, 142.0, 280.0, 151.0)]  # the title stays text
+
+
+def test_a_white_row_of_a_table_shaded_every_other_row_keeps_its_columns() -> None:
+    from chunkwise.extract.pdf import _unshaded_row
+
+    # xcolor's option table: column edges only in the shaded rows, so pdfplumber
+    # merges each white row into one cell across the table ("natural (Default.) ...").
+    def word(x0: float, x1: float, text: str) -> dict[str, object]:
+        return {"x0": x0, "x1": x1, "top": 225.0, "bottom": 233.0, "text": text}
+
+    edges = [74.0, 202.0, 498.0]
+    white: list[object] = [(74.0, 223.0, 498.0, 249.0), None]
+    words = [
+        word(76.0, 110.0, "natural"),
+        word(204.0, 250.0, "(Default.)"),
+        word(252.0, 290.0, "Keep"),
+    ]
+    assert _unshaded_row(white, edges, words) == [  # type: ignore[arg-type]
+        (74.0, 223.0, 202.0, 249.0),
+        (202.0, 223.0, 498.0, 249.0),
+    ]
+    # A centred title over the table, or a word across the edge, stays one cell.
+    title = [word(150.0, 190.0, "A long"), word(205.0, 260.0, "table")]
+    assert _unshaded_row(white, edges, title) == white  # type: ignore[arg-type]
+    across = [word(76.0, 110.0, "natural"), word(190.0, 230.0, "spanning")]
+    assert _unshaded_row(white, edges, across) == white  # type: ignore[arg-type]

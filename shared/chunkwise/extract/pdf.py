@@ -102,6 +102,7 @@ _DATE = re.compile(
 # "2.6. Pakete", "1.1.8 How to shutdown", "A.1 Text encodings": the number
 # gives the level; what follows must start like a title, not like a number.
 _HEADING_NUMBER = re.compile(r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4})\.?\s+(?=[^\W\d_]|\\)")
+_CELL_INDENT = 8.0  # points: a cell's text starts this close to its column's left edge
 _SLIVER = 8.0  # points: a table column this narrow with no text is a gap between panels
 _CID = re.compile(r"\(cid:\d+\)")
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+(?=\S)")
@@ -353,6 +354,7 @@ def _table_cells(
     edges = _x_edges(table)
     if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
         grid = _edge_grid(grid, edges)
+    grid = [_unshaded_row(row, edges, words) for row in grid]
     out: list[list[str | None]] = []
     boxes: list[list[Box | None]] = []
     for row in grid:
@@ -505,6 +507,29 @@ def _uncovered(words: list[dict[str, Any]], grid: list[list[Box | None]]) -> boo
     """Words of the table's box in none of its cells (a column whose panel is missing)."""
     boxes = [b for row in grid for b in row if b is not None]
     return any(not _inside(w, boxes) for w in words)
+
+
+def _unshaded_row(row: list[Box | None], edges: list[float], words: Words) -> list[Box | None]:
+    """A row that came out as one cell across the table although its text sits in the
+    columns: tables shaded every other row (xcolor's \rowcolors) have column edges only
+    in the shaded rows, and pdfplumber merges each white row into one cell. The row is
+    cut at the column edges when every column holds words and no word runs over an
+    edge; with two columns, the first column's first word must also start at its left
+    edge (a row label: a centred title over the table may leave a gap at the edge)."""
+    boxes = [b for b in row if b is not None]
+    if len(boxes) != 1 or len(edges) < 3 or len(row) != len(edges) - 1:
+        return row
+    x0, top, x1, bottom = boxes[0]
+    if x0 > edges[0] + 1 or x1 < edges[-1] - 1:
+        return row
+    inside = [w for w in words if top <= (float(w["top"]) + float(w["bottom"])) / 2 < bottom]
+    if any(float(w["x0"]) < e < float(w["x1"]) for w in inside for e in edges[1:-1]):
+        return row
+    for k, (a, b) in enumerate(pairwise(edges)):
+        starts = [float(w["x0"]) for w in inside if a - 1 <= float(w["x0"]) < b - 1]
+        if not starts or (k == 0 and len(edges) == 3 and min(starts) - a > _CELL_INDENT):
+            return row
+    return [(a, top, b, bottom) for a, b in pairwise(edges)]
 
 
 def _edge_grid(grid: list[list[Box | None]], edges: list[float]) -> list[list[Box | None]]:

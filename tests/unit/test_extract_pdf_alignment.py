@@ -378,3 +378,30 @@ def test_a_caption_in_the_margin_and_notes_under_the_bottom_rule_stay_out_of_the
         *(["Family " + str(k), "n, it"] for k in range(4)),
     ]
     assert [ln.text for ln in text] == ["Table 3: Type 1 fonts"] + [ln.text for ln in lines[-3:]]
+
+
+def test_a_rule_between_two_lines_parts_their_rows_and_notes_do_not_count_as_rows() -> None:
+    # fontspec's Table 7: two of five rows have cells closer than a cell gap, a
+    # cmidrule sets "ResetAll" apart, two lines of notes follow the bottom rule.
+    lines = [
+        glyph_line(100.0, (50.0, "Feature"), (120.0, "Option"), (180.0, "Tag"), bold=True),
+        glyph_line(116.0, (50.0, "Diacritics ="), (120.0, "MarkToBase"), (180.0, "mark")),
+        glyph_line(128.0, (120.0, "MarkToMark"), (180.0, "mkmk")),
+        glyph_line(140.0, (120.0, "Above"), (180.0, "abvm")),
+        glyph_line(152.0, (120.0, "Below"), (180.0, "blwm")),
+        glyph_line(168.0, (120.0, "ResetAll")),
+        line(186.0, (30.0, "\u2020 These feature options can be disabled with Off variants,")),
+        line(195.0, (40.0, "and reset to default state with Reset.")),
+    ]
+    for note in lines[-2:]:
+        note.size = 8.0
+    rules = [(98.0, 50.0, 210.0), (113.0, 50.0, 210.0), (165.0, 120.0, 210.0), (182.0, 50.0, 210.0)]
+    text, (table,) = find_aligned_tables(lines, 40, rules)
+    assert table.fragment.rows[1:] == [
+        ["Diacritics =", "MarkToBase", "mark"],
+        ["", "MarkToMark", "mkmk"],
+        ["", "Above", "abvm"],
+        ["", "Below", "blwm"],
+        ["", "ResetAll", ""],
+    ]
+    assert [ln.text for ln in text] == [ln.text for ln in lines[-2:]]

@@ -181,11 +181,17 @@ def _join(a: str, b: str) -> str:
     return f"{a} {b}"
 
 
-def _rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[list[str]]:
+def _rows(
+    lines: list[Line],
+    columns: list[tuple[float, float]],
+    rules: list[tuple[float, float, float]] | None = None,
+) -> list[list[str]]:
     rows: list[list[str]] = []
     for prev, ln in zip([None, *lines], lines, strict=False):
         cells = _cells(ln, columns, spread=False)
-        if rows and (_continues(cells, rows[-1]) or _wraps_on(prev, ln, columns)):
+        if prev is not None and rules and _rule_across(prev, ln, ln.x0, ln.x1, rules):
+            rows.append(cells)  # a rule between two lines parts two rows ("ResetAll")
+        elif rows and (_continues(cells, rows[-1]) or _wraps_on(prev, ln, columns)):
             rows[-1] = [_join(a, b) for a, b in zip(rows[-1], cells, strict=True)]
         else:
             rows.append(cells)
@@ -365,20 +371,10 @@ def _table_in(
     run: list[Line], page: int, rules: list[tuple[float, float, float]], groups_only: bool = False
 ) -> AlignedTable | None:
     """The table the run starts with, if any (`groups_only`: only a table of row groups)."""
-    multi = [ln for ln in run if len(ln.segments) >= 2]
-    if len(multi) < _MIN_ROWS or len(multi) < _MIN_SHARE * len(run) or _is_listing(run):
+    prepared = _prepared(run, rules)
+    if prepared is None:
         return None
-    run = run[: _notes_start(run, rules)]
-    caption, run, dropped = _margin_caption(run)
-    starts = _column_starts(run)
-    cut = _cut_at_column_starts(run, starts)
-    # The columns come from the rows that had several cells before the cut: a line of
-    # prose cut at a chance column start would add its words to the gutters.
-    multi = [c for c, ln in zip(cut, run, strict=True) if len(ln.segments) >= 2]
-    run = cut
-    columns = _columns(multi, starts)
-    if len(columns) < 2:
-        return None
+    caption, run, dropped, columns = prepared
     # Cut the run where a line crosses a gutter (prose after the table); a
     # header or spanning line may do so in the first two lines.
     kept = [run[0]]
@@ -404,7 +400,7 @@ def _table_in(
         rules = [r for r in rules if r[2] > columns[0][0] + 1]
     n_head = _header_lines(kept, rules)
     head = [_head_cells(kept, k, columns, rules) for k in range(n_head)]
-    body = _rows(kept[n_head:], columns)
+    body = _rows(kept[n_head:], columns, rules)
     if not body or _is_contents(body) or _is_list(body):
         return None
     header = combine_header_rows(head) if head else [""] * len(columns)
@@ -549,6 +545,26 @@ def _grouped_table(
     header = ["", *combine_header_rows(head)] if head else [""] * (len(columns) + 1)
     frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
     return AlignedTable(lines[0].top, lines[-1].bottom, frag, lines)
+
+
+def _prepared(
+    run: list[Line], rules: list[tuple[float, float, float]]
+) -> tuple[Line | None, list[Line], int, list[tuple[float, float]]] | None:
+    """The run without its notes and margin caption, its segments cut at the column
+    starts, and its columns (None: the run is no table): the caption, the lines, how
+    many lines the caption took, the columns."""
+    run = run[: _notes_start(run, rules)]
+    caption, run, dropped = _margin_caption(run)
+    rows = sum(1 for ln in run if len(ln.segments) >= 2)
+    if rows < _MIN_ROWS or rows < _MIN_SHARE * len(run) or _is_listing(run):
+        return None
+    starts = _column_starts(run)
+    cut = _cut_at_column_starts(run, starts)
+    # The columns come from the rows that had several cells before the cut: a line of
+    # prose cut at a chance column start would add its words to the gutters.
+    multi = [c for c, ln in zip(cut, run, strict=True) if len(ln.segments) >= 2]
+    columns = _columns(multi, starts)
+    return (caption, cut, dropped, columns) if len(columns) >= 2 else None
 
 
 def _below_table(

@@ -66,6 +66,7 @@ from .pdf_lines import (
 from .pdf_marked import hidden_groups, names_hidden, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .pdf_spans import merged_table
+from .pdf_symbols import FontCache, PageSymbols
 from .tables import (
     StitchedTable,
     TableFragment,
@@ -630,10 +631,13 @@ def _letter_under(
 
 
 def _read_page(
-    page: Any, hidden: frozenset[int] = frozenset()
+    page: Any, hidden: frozenset[int] = frozenset(), symbols: PageSymbols | None = None
 ) -> tuple[list[Line], list[Item], bool, bool]:
     """Text lines outside tables, table items, has_text, has_images."""
-    page = _join_accents(visible_text(page, hidden))
+    page = visible_text(page, hidden)
+    if symbols is not None:  # after visible_text: it makes the page's layout itself
+        symbols.restore_chars(page.chars)
+    page = _join_accents(page)
     overlaid = overlaid_spaces(page.chars)
     if overlaid:  # spaces drawn over glyphs split words ("chromiu m")
         page = page.filter(lambda obj: id(obj) not in overlaid)
@@ -1379,6 +1383,7 @@ def _read_all(
 ) -> None:
     fast, hidden, fixed_pitch = readers  # PDFium's document (or None); hidden layers; fonts
     fonts_seen: dict[int, str | None] = {}
+    fonts = FontCache()
     for index, page in enumerate(pdf.pages):
         if time.monotonic() > deadline:
             raise LimitExceeded(
@@ -1388,7 +1393,7 @@ def _read_all(
                 f"stopped at page {index + 1} of {n_pages}",
             )
         fast_page = fast[index] if fast is not None else None
-        read = _read_one(page, fast_page, hidden)
+        read = _read_one(page, fast_page, hidden, fonts.page_symbols(page.page_obj))
         fixed_pitch |= fixed_pitch_fonts(page.page_obj.resources, fonts_seen)
         lines, tables, rules, has_images = read.lines, read.tables, read.rules, read.has_images
         report_fast, skipped = counts
@@ -1415,7 +1420,9 @@ class _PageRead:
     unmapped: int  # glyphs PDFium could not map and left out
 
 
-def _read_one(page: Any, fast_page: Any, hidden: frozenset[int] = frozenset()) -> _PageRead:
+def _read_one(
+    page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSymbols
+) -> _PageRead:
     """One page through PDFium when it has no vector paths, else through pdfplumber.
 
     No vector paths = no ruled table, and PDFium reads the text ~40x faster.
@@ -1423,18 +1430,19 @@ def _read_one(page: Any, fast_page: Any, hidden: frozenset[int] = frozenset()) -
     which leaves that content out (PDFium's text page would keep it).
     Where PDFium cannot map some glyphs, pdfminer reads the page too and wins
     when it leaves fewer unmapped ("(cid:NN)"): it maps more glyph names
-    (TeX ligatures: "o cial" -> "official"), PDFium more math fonts.
+    (TeX ligatures: "o cial" -> "official"), PDFium more math fonts. Both
+    readers get the symbols the page's fonts name but cannot map (pdf_symbols).
     """
     hides = bool(hidden) and names_hidden(page.page_obj.resources, hidden)
     if fast_page is not None and not hides and not has_paths(fast_page):
-        fast_lines, unmapped = read_page_fast(fast_page)
+        fast_lines, unmapped = read_page_fast(fast_page, symbols)
         has_images = pdf_pdfium.has_images(fast_page)
         if unmapped:
-            lines, tables, _has_text, slow_images = _read_page(page)
+            lines, tables, _has_text, slow_images = _read_page(page, hidden, symbols)
             if _count_unmapped(lines, tables) < unmapped:
                 return _PageRead(lines, tables, _horizontal_rules(page), slow_images, False, 0)
         return _PageRead(fast_lines, [], [], has_images, True, unmapped)
-    lines, tables, _has_text, has_images = _read_page(page, hidden)
+    lines, tables, _has_text, has_images = _read_page(page, hidden, symbols)
     return _PageRead(lines, tables, _horizontal_rules(page), has_images, False, 0)
 
 

@@ -26,6 +26,7 @@ from .pdf_lines import (
     strip_subset,
     with_accent,
 )
+from .pdf_symbols import PageSymbols
 
 _WS = re.compile(r"\s+")
 
@@ -142,14 +143,24 @@ def _char(tp: Any, i: int) -> str:
     return "-" if ch == "\x02" else ch  # \x02: PDFium's marker of a hyphen at a line end
 
 
-def read_page_fast(page: Any) -> tuple[list[Line], int]:
+def _named_symbol(tp: Any, i: int, ch: str, symbols: PageSymbols) -> str:
+    """The symbol glyph i's font names for the character PDFium wrote, else that character."""
+    import pypdfium2.raw as pdfium_c
+
+    name = ctypes.create_string_buffer(256)
+    pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, None)
+    return symbols.symbol(name.value.decode("utf-8", "replace"), ch) or ch
+
+
+def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[Line], int]:
     """Text lines of a page without vector paths (so without ruled tables), via PDFium.
 
     Also how many glyphs PDFium could not map to Unicode: for those it hands
     back the font's raw code, a control character (e.g. a TeX ligature named
     "f_f_i" in a Type 1 font without ToUnicode), which is left out here and
     counted, so the caller can try pdfminer (which maps more glyph names) and
-    report what neither could read.
+    report what neither could read. `symbols`: the characters PDFium writes
+    for glyphs the page's fonts name as symbols (pdf_symbols), put back.
     """
     import pypdfium2.raw as pdfium_c
 
@@ -163,9 +174,12 @@ def read_page_fast(page: Any) -> tuple[list[Line], int]:
     out = _LineBuilder()
     font = _Font()
     unmapped = 0
+    named = symbols.characters if symbols is not None else frozenset()
     try:
         for i in range(pdfium_c.FPDFText_CountChars(tp)):
             ch = _char(tp, i)
+            if ch in named and symbols is not None:
+                ch = _named_symbol(tp, i, ch, symbols)
             if ch in ("\r", "\n"):
                 out.flush()
                 continue

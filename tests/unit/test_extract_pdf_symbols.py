@@ -1,0 +1,118 @@
+"""Symbols a Type 1 font names but readers write as the letter of their code.
+
+TeX's cmsy has `angbracketleft` / `angbracketright` at the codes of "h" / "i"
+and no ToUnicode map; the names are not in the Adobe Glyph List, so PDFium
+wrote "⟨file⟩" as "hfilei" and pdfminer as "(cid:104)file(cid:105)" (then
+dropped: "file"). Both readers must give the symbols the font program names.
+"""
+
+from __future__ import annotations
+
+from chunkwise.extract import extract
+from chunkwise.extract.pdf_symbols import FontFacts, PageSymbols, named_symbols
+
+# The clear-text part of a Type 1 program: only its built-in encoding matters here.
+_PROGRAM = (
+    b"%!PS-AdobeFont-1.0: CMSY10 003.002\n/FontName /CMSY10 def\n/Encoding 256 array\n"
+    b"0 1 255 {1 index exch /.notdef put} for\n"
+    b"dup 102 /braceleft put\ndup 104 /angbracketleft put\ndup 105 /angbracketright put\n"
+    b"readonly def\ncurrentdict end\ncurrentfile eexec\n"
+)
+
+
+def _pdf(with_rule: bool) -> bytes:
+    """'Write ⟨file⟩ here', the brackets in a cmsy-like font; a rule makes it pdfplumber's page."""
+    stream = (
+        b"BT /F1 12 Tf 40 100 Td (Write ) Tj /F2 12 Tf (h) Tj /F1 12 Tf (file) Tj"
+        b" /F2 12 Tf (i) Tj /F1 12 Tf ( here) Tj ET"
+    ) + (b" 40 80 m 200 80 l S" if with_rule else b"")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200]"
+        b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 /FirstChar 102 /LastChar 105"
+        b" /Widths [500 500 389 389] /FontDescriptor 7 0 R >>",
+        b"<< /Type /FontDescriptor /FontName /ABCDEF+CMSY10 /Flags 4 /FontBBox [0 -250 1000 750]"
+        b" /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 683 /StemV 40 /FontFile 8 0 R >>",
+        b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream"
+        % (len(_PROGRAM), len(_PROGRAM), _PROGRAM),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def test_pdfium_writes_the_named_brackets_not_the_letters() -> None:
+    result = extract(_pdf(with_rule=False), filename="symbols.pdf")
+    assert result.report.page_readers == {"pdfium": 1, "pdfplumber": 0}
+    assert "Write \u27e8file\u27e9 here" in result.text
+    assert "hfilei" not in result.text
+
+
+def test_pdfplumber_writes_the_named_brackets_instead_of_dropping_them() -> None:
+    result = extract(_pdf(with_rule=True), filename="symbols.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "Write \u27e8file\u27e9 here" in result.text
+    assert not [w for w in result.report.warnings if "Unicode mapping" in w]
+
+
+_AGL = {"h": "h", "i": "i", "braceleft": "{", "A": "A"}.get
+
+
+def test_only_names_outside_the_glyph_list_become_symbols() -> None:
+    facts = FontFacts("Type1", {}, {104: "angbracketleft", 102: "braceleft", 65: "A"})
+    assert named_symbols(facts, _AGL) == {"h": "\u27e8", "(cid:104)": "\u27e8"}
+
+
+def test_codes_a_to_unicode_map_covers_and_other_font_kinds_are_left_to_the_readers() -> None:
+    names = {104: "angbracketleft", 105: "Info"}
+    # pdfTeX's ToUnicode maps the bracket but leaves out marvosym's Info at code 105.
+    facts = FontFacts("Type1", {104: "\u27e8"}, names)
+    assert named_symbols(facts, _AGL) == {"i": "\U0001f6c8", "(cid:105)": "\U0001f6c8"}
+    assert named_symbols(FontFacts("TrueType", {}, names), _AGL) == {}
+
+
+def test_a_letter_the_to_unicode_map_gives_another_code_stays_a_letter() -> None:
+    facts = FontFacts("Type1", {97: "h"}, {104: "angbracketleft"})
+    assert named_symbols(facts, _AGL) == {}
+
+
+def test_a_letter_another_glyph_is_named_as_stays_a_letter() -> None:
+    # Code 104 is a bracket, but code 97 is named "h": PDFium's "h" could be either.
+    facts = FontFacts("Type1", {}, {104: "angbracketleft", 97: "h", 80: "summationtext"})
+    assert named_symbols(facts, _AGL) == {"P": "\u2211", "(cid:80)": "\u2211"}
+
+
+def test_cmex_sizes_and_text_or_display_operators_are_named() -> None:
+    facts = FontFacts("Type1", {}, {0x68: "bracketleftBig", 0x58: "summationdisplay"})
+    assert named_symbols(facts, _AGL) == {
+        "h": "[",
+        "(cid:104)": "[",
+        "X": "\u2211",
+        "(cid:88)": "\u2211",
+    }
+
+
+def test_page_symbols_match_fonts_without_subset_prefix_and_restore_pdfminer_chars() -> None:
+    page = PageSymbols({"CMSY10": {"h": "\u27e8", "(cid:104)": "\u27e8"}})
+    chars = [
+        {"text": "(cid:104)", "fontname": "XYZABC+CMSY10"},
+        {"text": "h", "fontname": "XYZABC+CMR10"},  # a letter of the text font stays
+        {"text": "h", "fontname": "CMSY10"},
+    ]
+    assert page.restore_chars(chars) == 2
+    assert [c["text"] for c in chars] == ["\u27e8", "h", "\u27e8"]
+    assert page.characters == frozenset({"h"})

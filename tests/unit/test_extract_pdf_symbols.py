@@ -20,12 +20,17 @@ _PROGRAM = (
 )
 
 
-def _pdf(with_rule: bool) -> bytes:
-    """'Write ⟨file⟩ here', the brackets in a cmsy-like font; a rule makes it pdfplumber's page."""
-    stream = (
-        b"BT /F1 12 Tf 40 100 Td (Write ) Tj /F2 12 Tf (h) Tj /F1 12 Tf (file) Tj"
-        b" /F2 12 Tf (i) Tj /F1 12 Tf ( here) Tj ET"
-    ) + (b" 40 80 m 200 80 l S" if with_rule else b"")
+# "Write ⟨file⟩ here", the brackets in the cmsy-like font F2.
+_TEXT = (
+    b"BT /F1 12 Tf 40 100 Td (Write ) Tj /F2 12 Tf (h) Tj /F1 12 Tf (file) Tj"
+    b" /F2 12 Tf (i) Tj /F1 12 Tf ( here) Tj ET"
+)
+_RULE = b" 40 80 m 200 80 l S"  # a vector path: the page goes to pdfplumber
+
+
+def _pdf(stream: bytes, program: bytes = _PROGRAM) -> bytes:
+    """One page of `stream`; F1 is Times, F2 a Type 1 font without ToUnicode whose
+    built-in encoding is `program`'s."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -33,12 +38,12 @@ def _pdf(with_rule: bool) -> bytes:
         b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 /FirstChar 102 /LastChar 105"
-        b" /Widths [500 500 389 389] /FontDescriptor 7 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 "
+        b" /FontDescriptor 7 0 R >>",
         b"<< /Type /FontDescriptor /FontName /ABCDEF+CMSY10 /Flags 4 /FontBBox [0 -250 1000 750]"
         b" /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 683 /StemV 40 /FontFile 8 0 R >>",
         b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream"
-        % (len(_PROGRAM), len(_PROGRAM), _PROGRAM),
+        % (len(program), len(program), program),
     ]
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -56,14 +61,14 @@ def _pdf(with_rule: bool) -> bytes:
 
 
 def test_pdfium_writes_the_named_brackets_not_the_letters() -> None:
-    result = extract(_pdf(with_rule=False), filename="symbols.pdf")
+    result = extract(_pdf(_TEXT), filename="symbols.pdf")
     assert result.report.page_readers == {"pdfium": 1, "pdfplumber": 0}
     assert "Write \u27e8file\u27e9 here" in result.text
     assert "hfilei" not in result.text
 
 
 def test_pdfplumber_writes_the_named_brackets_instead_of_dropping_them() -> None:
-    result = extract(_pdf(with_rule=True), filename="symbols.pdf")
+    result = extract(_pdf(_TEXT + _RULE), filename="symbols.pdf")
     assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
     assert "Write \u27e8file\u27e9 here" in result.text
     assert not [w for w in result.report.warnings if "Unicode mapping" in w]
@@ -116,3 +121,14 @@ def test_page_symbols_match_fonts_without_subset_prefix_and_restore_pdfminer_cha
     assert page.restore_chars(chars) == 2
     assert [c["text"] for c in chars] == ["\u27e8", "h", "\u27e8"]
     assert page.characters == frozenset({"h"})
+
+
+def test_a_space_pdfium_puts_in_is_not_taken_for_a_glyph_of_code_32() -> None:
+    # cmex has parenleftBigg at code 32 (the page's glyph between "h" and "i" here);
+    # the space PDFium puts in for the wide kern inside the same TJ carries their
+    # font, but it is no glyph of the page.
+    program = _PROGRAM.replace(b"dup 102 /braceleft put", b"dup 32 /parenleftBigg put")
+    stream = b"BT /F2 12 Tf 40 100 Td [(h i) -3000 (h)] TJ ET"
+    result = extract(_pdf(stream, program), filename="cmex.pdf")
+    assert result.report.page_readers == {"pdfium": 1, "pdfplumber": 0}
+    assert "\u27e8(\u27e9 \u27e8" in result.text

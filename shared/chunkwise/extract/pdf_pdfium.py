@@ -144,9 +144,15 @@ def _char(tp: Any, i: int) -> str:
 
 
 def _named_symbol(tp: Any, i: int, ch: str, symbols: PageSymbols) -> str:
-    """The symbol glyph i's font names for the character PDFium wrote, else that character."""
+    """The symbol glyph i's font names for the character PDFium wrote, else that character.
+
+    A space or line end PDFium put in itself carries the font of the text around
+    it (cmex, whose code 32 is parenleftBigg): only the page's own glyphs count.
+    """
     import pypdfium2.raw as pdfium_c
 
+    if pdfium_c.FPDFText_IsGenerated(tp, i) == 1:
+        return ch
     name = ctypes.create_string_buffer(256)
     pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, None)
     return symbols.symbol(name.value.decode("utf-8", "replace"), ch) or ch

@@ -10,11 +10,15 @@ out as "h" / "i", so a meta-variable "⟨neu⟩" reads "hneui"; cmex's
 mathdesign's `bigstar` as "Æ", marvosym's `Info` as "i" (metrics.SYMBOL_GLYPHS).
 PDFium writes the same letters.
 
-pdfminer.six reads the same glyphs as unmapped, and the font program itself
-names them. Here pdfminer interprets a page, and every glyph is written as
-pdfminer's Unicode for it, or, where pdfminer has none and the embedded Type 1
-font's encoding names it in `SYMBOL_GLYPHS`, as that symbol; other unmapped
-glyphs are left out. Only pages whose fonts name such a glyph are interpreted
+The same happens where the PDF's /Differences give such a name (Latin Modern's
+math fonts: `/Differences [104 /angbracketleft /angbracketright]`).
+
+pdfminer.six reads the same glyphs as unmapped (or, for a name in /Differences
+it does not know, as the base encoding's letter), and the font itself names
+them. Here pdfminer interprets a page, and every glyph is written as the symbol
+of `SYMBOL_GLYPHS` its name in /Differences or in the embedded Type 1 program's
+encoding gives, where no ToUnicode entry covers it, else as pdfminer's Unicode
+for it; other unmapped glyphs are left out. Only pages whose fonts name such a glyph are interpreted
 (the others get ""), so a document without them costs one pass over its fonts.
 metrics.symbol_corrections then aligns this text with pdftotext's page.
 """
@@ -53,14 +57,37 @@ def encoding_names(font_file: Any) -> dict[int, str]:
             names[code] = name
 
 
+def differences_names(encoding: Any) -> dict[int, str]:
+    """Code -> glyph name of an /Encoding dictionary's /Differences ({} for a named encoding)."""
+    if not isinstance(encoding, dict):
+        return {}
+    names: dict[int, str] = {}
+    code = 0
+    for item in resolve1(encoding.get("Differences")) or []:
+        if isinstance(item, int):
+            code = item
+        elif isinstance(item, PSLiteral):
+            names[code] = literal_name(item)
+            code += 1
+    return names
+
+
 def _symbols_of(key: int, spec: dict[str, Any], seen: dict[int, dict[int, str]]) -> dict[int, str]:
-    """Code -> symbol for the glyphs of SYMBOL_GLYPHS that one font dictionary's program names."""
+    """Code -> symbol for the glyphs of SYMBOL_GLYPHS that one font dictionary names: in the
+    PDF's /Differences, else in its embedded program's encoding."""
     if key not in seen:
         descriptor = resolve1(spec.get("FontDescriptor")) or {}
         font_file = descriptor.get("FontFile")
         names = encoding_names(font_file) if font_file is not None else {}
+        names.update(differences_names(resolve1(spec.get("Encoding"))))
         seen[key] = {code: SYMBOL_GLYPHS[n] for code, n in names.items() if n in SYMBOL_GLYPHS}
     return seen[key]
+
+
+def _covered(font: PDFFont, cid: int) -> bool:
+    """Does the font's ToUnicode map give this code's text?"""
+    unicode_map = getattr(font, "unicode_map", None)
+    return unicode_map is not None and cid in getattr(unicode_map, "cid2unichr", {})
 
 
 class _GlyphText(PDFTextDevice):
@@ -82,10 +109,17 @@ class _GlyphText(PDFTextDevice):
         ncs: Any,
         graphicstate: Any,
     ) -> float:
-        try:
-            self.parts.append(font.to_unichr(cid))
-        except PDFUnicodeNotDefined:
-            self.parts.append(self.symbols.get(getattr(font, "basefont", ""), {}).get(cid, ""))
+        # A name pdfminer does not know in /Differences leaves it the base encoding's
+        # letter (LM fonts: /Differences [104 /angbracketleft /angbracketright] read
+        # as "h", "i"), so a named symbol that no ToUnicode entry covers comes first.
+        symbol = self.symbols.get(getattr(font, "basefont", ""), {}).get(cid)
+        if symbol is not None and not _covered(font, cid):
+            self.parts.append(symbol)
+        else:
+            try:
+                self.parts.append(font.to_unichr(cid))
+            except PDFUnicodeNotDefined:
+                self.parts.append("")
         return font.char_width(cid) * fontsize * scaling
 
 

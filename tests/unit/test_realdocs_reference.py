@@ -90,3 +90,14 @@ def test_a_ligature_glyph_on_either_side_does_not_hide_a_bracket() -> None:
     for raw, other in (("h\ufb01lenamei", "⟨filename⟩"), ("hfilenamei", "⟨\ufb01lename⟩")):
         assert corrected_reference_text(raw, [other]).startswith("\u27e8"), raw
         assert len(symbol_corrections(raw, other)) == 2, raw
+
+
+def test_names_in_differences_count_as_the_fonts_names() -> None:
+    # Latin Modern's math fonts name their angle brackets in /Differences, where
+    # pdfminer keeps the base encoding's "h" / "i" for a name it does not know.
+    from bench.realdocs.glyphs import differences_names
+    from pdfminer.psparser import LIT
+
+    encoding = {"Differences": [104, LIT("angbracketleft"), LIT("angbracketright"), 32, LIT("a")]}
+    assert differences_names(encoding) == {104: "angbracketleft", 105: "angbracketright", 32: "a"}
+    assert differences_names(LIT("WinAnsiEncoding")) == {}

@@ -1420,9 +1420,7 @@ class _PageRead:
     unmapped: int  # glyphs PDFium could not map and left out
 
 
-def _read_one(
-    page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSymbols
-) -> _PageRead:
+def _read_one(page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSymbols) -> _PageRead:
     """One page through PDFium when it has no vector paths, else through pdfplumber.
 
     No vector paths = no ruled table, and PDFium reads the text ~40x faster.

@@ -65,7 +65,7 @@ _OPERATORS = {
     "circleplus": "\u2a01",
     "circlemultiply": "\u2a02",
 }
-# cmsy's (and msam's) names outside the Adobe Glyph List.
+# cmsy's, msam's and a few other TeX fonts' names outside the Adobe Glyph List.
 _SINGLE = {
     "angbracketleft": "\u27e8",
     "angbracketright": "\u27e9",
@@ -108,6 +108,8 @@ _SINGLE = {
     "unionmulti": "\u228e",
     "unionsq": "\u2294",
     "wreathproduct": "\u2240",
+    "star": "\u2605",  # msam's \bigstar (at the code of "F")
+    "bigstar": "\u2605",  # mathdesign's (at the code of "Æ")
     # marvosym's information sign (U+1F6C8; U+2139 would be a letter of a word)
     "Info": "\U0001f6c8",
 }

@@ -38,8 +38,7 @@ def _pdf(stream: bytes, program: bytes = _PROGRAM) -> bytes:
         b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 "
-        b" /FontDescriptor 7 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 /FontDescriptor 7 0 R >>",
         b"<< /Type /FontDescriptor /FontName /ABCDEF+CMSY10 /Flags 4 /FontBBox [0 -250 1000 750]"
         b" /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 683 /StemV 40 /FontFile 8 0 R >>",
         b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream"

@@ -246,8 +246,9 @@ DOCUMENTS = (
         "en",
         "LaTeX (pdfTeX)",
     ),
-    # Documents used only for the independent check (labels in heldout.jsonl
-    # only, written from the rendered pages before chunkwise ran on them).
+    # The third independent set (labelled from the rendered pages before
+    # chunkwise ran on them, run once on 2026-12-01 evening), then moved to
+    # development like the first two.
     # Third set, English: four engines and layouts of the LaTeX tool chain
     # (ruled font tables in Times; dvips + Distiller with command names in the
     # margin and ligature glyphs; XeTeX with microtype protrusion, booktabs
@@ -311,6 +312,8 @@ DOCUMENTS = (
         "de",
         "LibreOffice Writer 7.4.7",
     ),
+    # Documents used only for the independent check (labels in heldout.jsonl
+    # only, written from the rendered pages before chunkwise ran on them).
 )
 
 

@@ -103,8 +103,7 @@ SOURCES = (
         True,
     ),
     OfficeSource("office-debref-ch09-de", f"{_DEBREF}/ch09.de.html", "", _PAGE_DE, False),
-    # held-out (labels in heldout.jsonl only, written from the rendered pages
-    # before chunkwise ran on them)
+    # the third independent set, then moved to development
     # third independent set: a GUI chapter with package tables, a running
     # header and page footer, untagged
     OfficeSource(
@@ -122,6 +121,8 @@ SOURCES = (
         _PAGE_DE,
         False,
     ),
+    # held-out (labels in heldout.jsonl only, written from the rendered pages
+    # before chunkwise ran on them)
 )
 
 

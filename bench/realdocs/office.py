@@ -123,6 +123,15 @@ SOURCES = (
     ),
     # held-out (labels in heldout.jsonl only, written from the rendered pages
     # before chunkwise ran on them)
+    # fourth independent set, English: the programming chapter (code listings,
+    # package tables) with a running header over a tagged PDF
+    OfficeSource(
+        "office-debref-ch12-en",
+        f"{_DEBREF}/ch12.en.html",
+        "Debian Reference: Programming",
+        _PAGE_EN,
+        True,
+    ),
 )
 
 

@@ -314,6 +314,30 @@ DOCUMENTS = (
     ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
+    # Fourth independent set, English: command names in the margin beside the
+    # text (fancyhdr), a citation manual from an older pdfTeX with example
+    # lists (natbib), the class guide's prose and code lines (clsguide), the
+    # graphics guide's key list with dated margin notes (grfguide), three
+    # debian-reference-en pages no dev label uses (see heldout.jsonl), and an
+    # office PDF of the programming chapter (package and make tables).
+    Document(
+        "fancyhdr", "usr/share/doc/texlive-doc/latex/fancyhdr/fancyhdr.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "natbib", "usr/share/doc/texlive-doc/latex/natbib/natbib.pdf", "en", "TeX (pdfTeX 1.40.10)"
+    ),
+    Document(
+        "clsguide", "usr/share/doc/texlive-doc/latex/base/clsguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "grfguide", "usr/share/doc/texlive-doc/latex/graphics/grfguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "office-debref-ch12-en",
+        "office:office-debref-ch12-en.pdf",
+        "en",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

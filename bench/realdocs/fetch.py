@@ -338,6 +338,41 @@ DOCUMENTS = (
         "en",
         "LibreOffice Writer 7.4.7",
     ),
+    # fourth independent set, German: a CV class manual (margin labels, two
+    # CEFR grids, plain and booktabs), a Distiller-made package manual (lists,
+    # command tables), a XeTeX class manual (option lists, code boxes), the
+    # TIPA manual (symbol tables, input/output examples); the office PDF of
+    # debian-reference ch07 (de) and three debian-reference-de pages
+    Document(
+        "europecv-de",
+        "usr/share/doc/texlive-doc/latex/translation-europecv-de/europecv-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "gerdoc",
+        "usr/share/doc/texlive-doc/generic/german/gerdoc.pdf",
+        "de",
+        "LaTeX (dvips, Acrobat Distiller)",
+    ),
+    Document(
+        "schulmathematik",
+        "usr/share/doc/texlive-doc/latex/schulmathematik/schulmathematik.pdf",
+        "de",
+        "LaTeX (XeTeX)",
+    ),
+    Document(
+        "tipaman-de",
+        "usr/share/doc/texlive-doc/latex/tipa-de/tipaman-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "office-debref-ch07-de",
+        "office:office-debref-ch07-de.pdf",
+        "de",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

@@ -132,6 +132,15 @@ SOURCES = (
         _PAGE_EN,
         True,
     ),
+    # fourth independent set, German: the GUI chapter (package tables) with a running
+    # header, tagged
+    OfficeSource(
+        "office-debref-ch07-de",
+        f"{_DEBREF}/ch07.de.html",
+        "Debian-Referenz: GUI-System",
+        _PAGE_DE,
+        True,
+    ),
 )
 
 

@@ -47,6 +47,7 @@ from .pdf_columns import reading_order
 from .pdf_decor import overlaid_spaces, underline_keys
 from .pdf_fonts import fixed_pitch_fonts
 from .pdf_hyphen import Hyphenation, learn
+from .pdf_image_rules import has_rule_images, with_image_rules
 from .pdf_lines import (
     CELL_GAP_EM,
     WORD_GAP_EM,
@@ -637,7 +638,7 @@ def _read_page(
     page = visible_text(page, hidden)
     if symbols is not None:  # after visible_text: it makes the page's layout itself
         symbols.restore_chars(page.chars)
-    page = _join_accents(page)
+    page = _join_accents(with_image_rules(page))
     overlaid = overlaid_spaces(page.chars)
     if overlaid:  # spaces drawn over glyphs split words ("chromiu m")
         page = page.filter(lambda obj: id(obj) not in overlaid)
@@ -1432,16 +1433,18 @@ def _read_one(page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSy
     readers get the symbols the page's fonts name but cannot map (pdf_symbols).
     """
     hides = bool(hidden) and names_hidden(page.page_obj.resources, hidden)
-    if fast_page is not None and not hides and not has_paths(fast_page):
+    ruled = fast_page is not None and (has_paths(fast_page) or has_rule_images(fast_page))
+    if fast_page is not None and not hides and not ruled:
         fast_lines, unmapped = read_page_fast(fast_page, symbols)
         has_images = pdf_pdfium.has_images(fast_page)
         if unmapped:
             lines, tables, _has_text, slow_images = _read_page(page, hidden, symbols)
             if _count_unmapped(lines, tables) < unmapped:
-                return _PageRead(lines, tables, _horizontal_rules(page), slow_images, False, 0)
+                rules = _horizontal_rules(page)
+                return _PageRead(lines, tables, rules, slow_images, False, 0)
         return _PageRead(fast_lines, [], [], has_images, True, unmapped)
     lines, tables, _has_text, has_images = _read_page(page, hidden, symbols)
-    return _PageRead(lines, tables, _horizontal_rules(page), has_images, False, 0)
+    return _PageRead(lines, tables, _horizontal_rules(with_image_rules(page)), has_images, False, 0)
 
 
 def _count_unmapped(lines: list[Line], tables: list[Item]) -> int:

@@ -9,6 +9,7 @@ descent) so that both readers feed the same grouping rules.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,19 @@ def has_images(page: Any) -> bool:
     import pypdfium2.raw as pdfium_c
 
     return any(obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=4))
+
+
+def _glyph_size(text_page: Any, index: int, matrix: Any) -> float:
+    """The glyph's size on the page: the font size times the text matrix's vertical
+    scale. Acrobat Distiller sets every font at size 1 and scales it by the matrix;
+    the font size alone then made all its text 1 pt, unlike pdfminer's reading of the
+    same page (a page read by both readers got its body text taken for headings)."""
+    import pypdfium2.raw as pdfium_c
+
+    size = float(pdfium_c.FPDFText_GetFontSize(text_page, index))
+    if pdfium_c.FPDFText_GetMatrix(text_page, index, ctypes.byref(matrix)):
+        size *= math.hypot(float(matrix.c), float(matrix.d)) or 1.0
+    return round(size, 1)
 
 
 _LIGATURE_LETTERS = frozenset({"ff", "fi", "fl", "ffi", "ffl"})
@@ -175,6 +189,7 @@ def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[
     tp = textpage.raw
     x, y = ctypes.c_double(), ctypes.c_double()
     left, right, low, high = (ctypes.c_double() for _ in range(4))
+    matrix = pdfium_c.FS_MATRIX()
     name = ctypes.create_string_buffer(256)
     flags = ctypes.c_int()
     out = _LineBuilder()
@@ -197,7 +212,7 @@ def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[
             out.chars.append(ch)
             if ch.isspace():
                 continue
-            size = round(float(pdfium_c.FPDFText_GetFontSize(tp, i)), 1)
+            size = _glyph_size(tp, i, matrix)
             # Font info is costly: read again on a size change, every 32 glyphs, and
             # for a hyphen (whether it is code's own decides how a line end joins).
             if size != font.size or i % 32 == 0 or ch == "-":

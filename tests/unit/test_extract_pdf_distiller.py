@@ -1,0 +1,125 @@
+"""Tables as dvips + Acrobat Distiller and TeX's array packages set them, drawn with reportlab.
+
+Distiller writes a table's rules as thin image masks (no vector path on the
+page) and sets its fonts at size 1, scaled by the text matrix; mdwtab-style
+tables rule groups of rows whose descriptions wrap over different numbers of
+lines, and size a column to its widest entry.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from chunkwise.extract import extract
+
+pytest.importorskip("pdfplumber")
+canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+reader_mod = pytest.importorskip("reportlab.lib.utils")
+image_mod = pytest.importorskip("PIL.Image")
+
+PAGE = (595.0, 842.0)
+RULE = 0.48  # points: Distiller's image rules are this thin
+
+
+def _pdf(draw: object) -> bytes:
+    buf = io.BytesIO()
+    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
+    draw(canvas)  # type: ignore[operator]
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def _black() -> object:
+    return reader_mod.ImageReader(image_mod.new("1", (1, 1), 0))
+
+
+def _image_rule(c: object, x0: float, y0: float, x1: float, y1: float) -> None:
+    """A rule as Distiller draws it: a one-pixel image stretched over the rule's box."""
+    width, height = max(x1 - x0, RULE), max(y1 - y0, RULE)
+    c.drawImage(_black(), x0, y0, width=width, height=height)  # type: ignore[attr-defined]
+
+
+def _scaled_text(c: object, x: float, y: float, text: str, size: float) -> None:
+    """Text at font size 1, scaled to `size` by the matrix (Distiller's way)."""
+    c.saveState()  # type: ignore[attr-defined]
+    c.transform(size, 0, 0, size, x, y)  # type: ignore[attr-defined]
+    c.setFont("Times-Roman", 1)  # type: ignore[attr-defined]
+    c.drawString(0, 0, text)  # type: ignore[attr-defined]
+    c.restoreState()  # type: ignore[attr-defined]
+
+
+ROWS = [("\\extrasep", "Space added between the rows of a table.")]
+
+
+def _image_ruled_table(c: object) -> None:
+    left, mid, right, top = 100.0, 200.0, 420.0, 700.0
+    _scaled_text(c, left + 6, top - 12, "Parameter", 10)
+    _scaled_text(c, mid + 6, top - 12, "Meaning", 10)
+    ys = [top, top - 16]
+    y = top - 16
+    for name, meaning in ROWS:
+        y -= 16
+        _scaled_text(c, left + 6, y, name, 10)
+        _scaled_text(c, mid + 6, y, meaning, 10)
+        ys.append(y - 4)
+    y -= 16  # a description wrapped over two lines beside its one-line name
+    _scaled_text(c, left + 6, y, "\\hlx", 10)
+    _scaled_text(c, mid + 6, y, "Rules and gaps between rows,", 10)
+    y -= 11
+    _scaled_text(c, mid + 6, y, "given as letters.", 10)
+    ys.append(y - 4)
+    for y in ys:
+        _image_rule(c, left, y, right, y)
+    for x in (left, mid, right):
+        _image_rule(c, x, ys[-1], x, top)
+    for k in range(12):  # prose below at the same size: body text, not headings
+        _scaled_text(c, left, 560 - 12 * k, f"Body line {k} of the page text here.", 10)
+
+
+def test_rules_drawn_as_thin_images_make_a_ruled_table() -> None:
+    text = extract(_pdf(_image_ruled_table), filename="distilled.pdf").text
+    assert "| Parameter | Meaning |" in text
+    assert "| \\\\extrasep | Space added between the rows of a table. |" in text
+    assert "| \\\\hlx | Rules and gaps between rows, given as letters. |" in text
+    assert "#" not in text.replace("## Page 1", "")  # no body line taken for a heading
+
+
+def test_text_scaled_by_the_matrix_has_its_page_size_in_the_fast_reader() -> None:
+    pypdfium2 = pytest.importorskip("pypdfium2")
+    from chunkwise.extract.pdf_pdfium import read_page_fast
+
+    def draw(c: object) -> None:
+        _scaled_text(c, 100, 700, "Ten points tall", 10)
+
+    doc = pypdfium2.PdfDocument(_pdf(draw))
+    lines, _unmapped = read_page_fast(doc[0], None)
+    assert [round(ln.size) for ln in lines] == [10]
+
+
+def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> None:
+    pdfplumber = pytest.importorskip("pdfplumber")
+    pypdfium2 = pytest.importorskip("pypdfium2")
+    from chunkwise.extract.pdf_image_rules import has_rule_images, with_image_rules
+
+    def draw(c: object) -> None:
+        _image_ruled_table(c)
+        c.drawImage(_black(), 100, 100, width=60, height=40)  # type: ignore[attr-defined]
+
+    data = _pdf(draw)
+    with pdfplumber.open(io.BytesIO(data)) as doc:
+        page = doc.pages[0]
+        assert page.find_tables() == []  # no vector path: nothing to find without the rules
+        ruled = with_image_rules(page)
+        tables = ruled.find_tables()
+        assert len(tables) == 1
+        assert tables[0].extract()[0] == ["Parameter", "Meaning"]
+        assert len(ruled.images) == 1  # the picture stays a picture
+    assert has_rule_images(pypdfium2.PdfDocument(data)[0])
+
+    def picture_only(c: object) -> None:
+        c.drawImage(_black(), 100, 100, width=60, height=40)  # type: ignore[attr-defined]
+
+    assert not has_rule_images(pypdfium2.PdfDocument(_pdf(picture_only))[0])

@@ -99,6 +99,84 @@ def test_text_scaled_by_the_matrix_has_its_page_size_in_the_fast_reader() -> Non
     assert [round(ln.size) for ln in lines] == [10]
 
 
+def _grouped_entries_table(c: object) -> None:
+    """One frame around three rows; each description wraps over its own number of
+    lines; each label is centred on its description; rows are 2 pt further apart
+    than the lines of a description."""
+    c.setFont("Times-Roman", 9)  # type: ignore[attr-defined]
+    left, mid, right, top = 100.0, 190.0, 400.0, 700.0
+    entries = [
+        ("\\tabsep", ["Extra space added between rows of a", "tabular environment. Default 0 pt."]),
+        ("\\arraysep", ["Analogous to \\tabsep, but for arrays.", "Default 1 jot (3 pt)."]),
+        (
+            "\\smallsep",
+            [
+                "Analogous to \\tabsep, for small ones.",
+                "Still analogous and long",
+                "ments. Default 1 pt.",
+            ],
+        ),
+        ("\\onesep", ["Default is 3 pt."]),
+    ]
+    y = top - 2
+    for label, lines in entries:
+        first = y - 9
+        for text in lines:
+            y -= 11
+            c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
+        c.drawString(left + 6, (first + y) / 2, label)  # type: ignore[attr-defined]
+        y -= 2.5  # the row separation
+    bottom = y - 4
+    for yy in (top, bottom):
+        c.line(left, yy, right, yy)  # type: ignore[attr-defined]
+    for x in (left, mid, right):
+        c.line(x, top, x, bottom)  # type: ignore[attr-defined]
+
+
+def test_rows_in_one_frame_are_split_at_the_wider_gaps_between_entries() -> None:
+    text = extract(_pdf(_grouped_entries_table), filename="entries.pdf").text
+    assert (
+        "| \\\\arraysep | Analogous to \\\\tabsep, but for arrays. Default 1 jot (3 pt). |" in text
+    )
+    assert "| \\\\onesep | Default is 3 pt. |" in text
+    assert (
+        "| \\\\tabsep | Extra space added between rows of a tabular environment. Default 0 pt. |"
+        in text
+    )
+
+
+def _full_width_entries_table(c: object) -> None:
+    """One frame around one-line rows whose column is exactly as wide as its widest
+    entry (TeX's l column): every line looks full, none wraps."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+    rows = [
+        ("l", "Left aligned text (tabular) or equation (array)."),
+        ("c", "Centred text (tabular) or equation (array)."),
+        ("r", "Right aligned text (tabular) or equation (array)."),
+    ]
+    widest = max(stringWidth(text, "Times-Roman", 10) for _l, text in rows)
+    left, mid, top = 100.0, 140.0, 700.0
+    right = mid + 6 + widest + 6
+    y = top
+    for label, text in rows:
+        y -= 12
+        c.drawString(left + 6, y, label)  # type: ignore[attr-defined]
+        c.drawString(mid + 6, y, text)  # type: ignore[attr-defined]
+    bottom = y - 4
+    for yy in (top, bottom):
+        c.line(left, yy, right, yy)  # type: ignore[attr-defined]
+    for x in (left, mid, right):
+        c.line(x, top, x, bottom)  # type: ignore[attr-defined]
+
+
+def test_sentences_of_a_column_as_wide_as_its_widest_are_rows() -> None:
+    text = extract(_pdf(_full_width_entries_table), filename="lcr.pdf").text
+    assert "| c | Centred text (tabular) or equation (array). |" in text
+    assert "| r | Right aligned text (tabular) or equation (array). |" in text
+
+
 def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> None:
     pdfplumber = pytest.importorskip("pdfplumber")
     pypdfium2 = pytest.importorskip("pypdfium2")

@@ -45,6 +45,7 @@ from .pdf_aligned import find_aligned_tables
 from .pdf_banded import find_banded_tables
 from .pdf_columns import reading_order
 from .pdf_decor import overlaid_spaces, underline_keys
+from .pdf_entries import entry_rows
 from .pdf_fonts import fixed_pitch_fonts
 from .pdf_hyphen import Hyphenation, learn
 from .pdf_image_rules import has_rule_images, with_image_rules
@@ -466,9 +467,20 @@ def _wrapped(lines: list[Words], box: Box) -> bool:
         used = max(float(w["x1"]) for w in line) - min(float(w["x0"]) for w in line)
         first = min(following, key=lambda w: float(w["x0"]))
         needed = float(first["x1"]) - float(first["x0"]) + _WORD_SPACE * _font_size(first)
-        if len(line) >= 2 and used + needed >= width:
+        if len(line) >= 2 and used + needed >= width and not _entry_ends(line, following):
             return True
     return False
+
+
+_ENTRY_END = re.compile(r"[.!?:;*)]$")
+
+
+def _entry_ends(line: Words, following: Words) -> bool:
+    """The line ends a sentence and the next starts a new one with a capital: entries of
+    their own ("...or equation (array)." over "Centred text..."), which a column as wide
+    as its widest entry makes look as full as a wrapped line."""
+    first = str(min(following, key=lambda w: float(w["x0"]))["text"])
+    return bool(_ENTRY_END.search(str(line[-1]["text"]))) and first[:1].isupper()
 
 
 def _font_size(word: dict[str, Any]) -> float:
@@ -483,8 +495,10 @@ def _aligned_rows(cells: list[Words | None], boxes: list[Box | None]) -> list[li
     label, or a wrapped paragraph, keeps the row whole."""
     split = [(i, _word_lines(c)) for i, c in enumerate(cells) if c]
     counts = {len(lines) for _i, lines in split}
-    if len(split) < 2 or len(counts) != 1 or counts == {1}:
+    if len(split) < 2 or counts == {1}:
         return [cells]
+    if len(counts) != 1:  # descriptions of different lengths: rows apart by their spacing
+        return entry_rows(cells) or [cells]
     for i, lines in split:
         box = boxes[i]
         if box is None or _wrapped(lines, box):

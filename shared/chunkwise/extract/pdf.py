@@ -391,10 +391,12 @@ def _without_title(
     it stays text, the paragraph above the table that names it; its words leave
     `used`) and without columns that hold no text in any row (the slivers between
     colortbl's coloured panels: they made a header reach down over the whole body)."""
-    if _title_row(grid, texts):
-        title = next(b for b in grid[0] if b is not None)
+    titles = _title_rows(grid, texts)
+    for r in titles:
+        title = next(b for b in grid[r] if b is not None)
         used[:] = [w for w in used if not _inside_box(w, title)]
-        texts, grid = texts[1:], grid[1:]
+    texts = [row for r, row in enumerate(texts) if r not in titles]
+    grid = [row for r, row in enumerate(grid) if r not in titles]
     width = max((len(row) for row in grid), default=0)
     keep = [c for c in range(width) if not _sliver(grid, texts, c)]
     if len(keep) == width or len(grid) <= _MAX_HEADER_ROWS:
@@ -415,18 +417,25 @@ def _sliver(grid: list[list[Box | None]], texts: list[list[str | None]], c: int)
     return bool(own) and empty and all(b[2] - b[0] < _SLIVER for b in own if b is not None)
 
 
-def _title_row(grid: list[list[Box | None]], texts: list[list[str | None]]) -> bool:
-    """The first row is one cell across the whole table, with text, above a row of
-    two or more column heads, and no row below it but the last is one such cell
-    (array's "Unchanged options" ... "New options" name groups of rows; a last
-    "Continued..." or "The End" is a footer)."""
+def _title_rows(grid: list[list[Box | None]], texts: list[list[str | None]]) -> list[int]:
+    """The title bars of the table: the first row if it is one cell across the whole
+    table, with text, above a row of two or more column heads, and no row below it
+    but the last is one such cell (array's "Unchanged options" ... "New options" name
+    groups of rows; a last "Continued..." or "The End" is a footer) unless that row
+    is followed by the same column heads again: tables of the same columns stacked in
+    one frame, each under its own title (mdwtab's "Column types" over "Other modifier
+    characters"), whose titles all leave the table."""
     if len(grid) < 3 or len(grid[0]) < 2 or not _across(grid, 0):
-        return False
+        return []
     boxes = [b for b in grid[0] if b is not None]
     if not (texts[0][grid[0].index(boxes[0])] or "").strip():
-        return False
-    heads = sum(1 for cell in texts[1] if cell and cell.strip())
-    return heads >= 2 and not any(_across(grid, r) for r in range(1, len(grid) - 1))
+        return []
+    if sum(1 for cell in texts[1] if cell and cell.strip()) < 2:
+        return []
+    inner = [r for r in range(1, len(grid) - 1) if _across(grid, r)]
+    if any(texts[r + 1] != texts[1] for r in inner):
+        return []
+    return [0, *inner]
 
 
 def _across(grid: list[list[Box | None]], r: int) -> bool:

@@ -68,6 +68,7 @@ from .pdf_lines import (
 from .pdf_marked import hidden_groups, names_hidden, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .pdf_spans import merged_table
+from .pdf_subcolumns import split_unruled
 from .pdf_symbols import FontCache, PageSymbols
 from .tables import (
     StitchedTable,
@@ -357,7 +358,7 @@ def _table_cells(
     edges = _x_edges(table)
     if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
         grid = _edge_grid(grid, edges)
-    grid = [_unshaded_row(row, edges, words) for row in grid]
+    grid = split_unruled([_unshaded_row(row, edges, words) for row in grid], words)
     out: list[list[str | None]] = []
     boxes: list[list[Box | None]] = []
     for row in grid:

@@ -1,0 +1,77 @@
+"""A ruled frame that rules only some of its columns (`|l|lll|`), drawn with reportlab."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from chunkwise.extract import extract
+
+pytest.importorskip("pdfplumber")
+canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+
+PAGE = (595.0, 842.0)
+HEADS = ("package", "roman", "sans serif", "typewriter")
+ROWS = [
+    ("(none)", ["CM Roman"], ["CM Sans Serif"], ["CM Typewriter"]),
+    ("helvet", [], ["Helvetica"], []),
+    ("newcent", ["New Century", "Schoolbook"], ["Avant Garde"], ["Courier"]),
+    ("charter", ["Charter"], [], []),
+]
+XS = (106.0, 200.0, 280.0, 360.0)  # where each column's text starts; rules at 100, 190, 440
+
+
+def _font_table(c: object) -> None:
+    c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+    top = 700.0
+    for x, head in zip(XS, HEADS, strict=True):
+        c.drawString(x, top - 11, head)  # type: ignore[attr-defined]
+    ys = [top, top - 15]
+    y = top - 15
+    for package, *columns in ROWS:
+        lines = max(len(col) for col in columns) or 1
+        for x, col in zip(XS[1:], columns, strict=True):
+            for k, text in enumerate(col):
+                c.drawString(x, y - 11 - 11 * k, text)  # type: ignore[attr-defined]
+        c.drawString(XS[0], y - 11, package)  # type: ignore[attr-defined]
+        y -= 4 + 11 * lines
+        ys.append(y)
+    for yy in ys:
+        c.line(100, yy, 440, yy)  # type: ignore[attr-defined]
+    for x in (100, 190, 440):  # no rule between the font columns
+        c.line(x, top, x, ys[-1])  # type: ignore[attr-defined]
+
+
+def _pdf() -> bytes:
+    buf = io.BytesIO()
+    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
+    _font_table(canvas)
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def test_unruled_columns_of_a_ruled_frame_are_columns() -> None:
+    text = extract(_pdf(), filename="fonts.pdf").text
+    assert "| package | roman | sans serif | typewriter |" in text
+    assert "| newcent | New Century Schoolbook | Avant Garde | Courier |" in text
+    assert "| helvet |  | Helvetica |  |" in text
+
+
+def test_a_phrase_in_a_cell_is_not_split_into_columns() -> None:
+    from chunkwise.extract.pdf_subcolumns import split_unruled
+
+    box = (0.0, 0.0, 200.0, 10.0)
+
+    def word(x0: float, x1: float, top: float) -> dict[str, object]:
+        return {"x0": x0, "x1": x1, "top": top, "bottom": top + 8}
+
+    grid = [[(box[0], t, box[2], t + 10)] for t in (0.0, 10.0, 20.0)]
+    # Three rows whose words leave no blank strip shared by all of them.
+    words = [word(5, 60, 1), word(70, 120, 1), word(5, 90, 11), word(5, 40, 21), word(45, 150, 21)]
+    assert split_unruled(grid, words) == grid  # type: ignore[arg-type]
+    # The same rows with a strip blank in every row and a head on each side: two columns.
+    words = [word(5, 40, 1), word(80, 120, 1), word(5, 30, 11), word(85, 150, 21)]
+    split = split_unruled(grid, words)  # type: ignore[arg-type]
+    assert [len(row) for row in split] == [2, 2, 2]

@@ -646,6 +646,56 @@ def test_margin_notes_stand_before_their_paragraph_not_inside_it() -> None:
         assert text.index(f"{OPTIONS[i]}\n") < text.index(sentence)
 
 
+REMARKS = ("Remark one here", "Another remark", "A third remark", "Last remark")
+
+
+def _outer_notes(side: str) -> object:
+    """classicthesis' margin remarks: justified 10 pt paragraphs between x = 100 and 400,
+    each with a remark in 8 pt roman (not typewriter) beside its second line in the
+    outer margin, right-aligned on the left side; the page number stands out there too."""
+
+    def draw(c: object) -> None:
+        y = 760.0
+        c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+        c.drawString(410 if side == "right" else 80, 800, "7")  # type: ignore[attr-defined]
+        for i in range(4):
+            c.setFont("Times-Roman", 8)  # type: ignore[attr-defined]
+            if side == "right":
+                c.drawString(420, y - 12, REMARKS[i])  # type: ignore[attr-defined]
+            else:
+                c.drawRightString(90, y - 12, REMARKS[i])  # type: ignore[attr-defined]
+            c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
+            for j, part in enumerate(
+                (
+                    f"Paragraph {i} begins here and the remark set beside it in the",
+                    "outer margin is smaller, and this sentence of the paragraph runs",
+                    "on until the paragraph ends on its third line.",
+                )
+            ):
+                width = c.stringWidth(part, "Times-Roman", 10)  # type: ignore[attr-defined]
+                line = c.beginText(100, y - 12 * j)  # type: ignore[attr-defined]
+                line.setFont("Times-Roman", 10)
+                line.setWordSpace((300 - width) / part.count(" ") if j < 2 else 0)
+                line.textOut(part)
+                c.drawText(line)  # type: ignore[attr-defined]
+            y -= 50
+
+    return draw
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_remarks_in_a_smaller_font_in_the_outer_margin_stay_out_of_sentences(side: str) -> None:
+    text = extract(_pdf(_outer_notes(side)), filename="m.pdf").text
+    for i in range(4):
+        sentence = (
+            f"Paragraph {i} begins here and the remark set beside it in the outer margin "
+            "is smaller, and this sentence of the paragraph runs on until the paragraph "
+            "ends on its third line."
+        )
+        assert sentence in " ".join(text.split())
+        assert REMARKS[i] in text
+
+
 def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
     # bibleref-german: each typeset example on the baseline of its source line, in
     # a smaller typewriter font; no rows of the page have cells there: not a table.

@@ -17,6 +17,7 @@ own baseline, which a table's columns do not.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from statistics import median
 
@@ -288,10 +289,15 @@ def _cut_at_edges(ln: Line, gutters: list[tuple[float, float]], edges: list[floa
 
 
 # Margin notes (option or command names set in the left margin beside the text,
-# hausarbeit-jura, bibleref-german): the text block's left edge is where at least
-# this share of the lines start, and nothing but the notes lies left of it.
+# hausarbeit-jura, bibleref-german; remarks in a smaller font in the outer margin,
+# classicthesis' and hyperref's "New in version" notes): the text block's left edge
+# is where at least this share of the lines start (its right edge: where they end),
+# and nothing but the notes lies beyond it.
 _BODY_SHARE = 0.3
-_MARGIN_GAP = 3.0  # points between a note's end and the text block's edge
+_MARGIN_GAP = 3.0  # points between a note and the text block's edge
+_NOTE_SIZE = 0.9  # a note not in typewriter is set at most this share of the text's size
+_LETTER = re.compile(r"[^\W\d_]")
+_NOTE_WORD = re.compile(r"[^\W\d_]{3,}")  # a remark has words (hanging numbers do not)
 
 
 def find_margin(lines: list[Line]) -> float | None:
@@ -301,7 +307,7 @@ def find_margin(lines: list[Line]) -> float | None:
     its keys there too, so it is never taken for notes); the notes are segments that
     end left of it, on at least two lines; a segment from the margin into the text is
     cut at the glyph on the edge, and no line may cross it otherwise; the notes are
-    set in typewriter (command and option names).
+    set in typewriter (command and option names) or in a smaller font than the text.
     """
     with_text = [ln for ln in lines if ln.segments]
     if len(with_text) < 2 * _MIN_LINES:
@@ -313,18 +319,75 @@ def find_margin(lines: list[Line]) -> float | None:
     if not frequent:
         return None
     edge = float(min(frequent)) - 1.0
-    notes = [ln.segments[0] for ln in with_text if ln.segments[0].x0 < edge - _MARGIN_GAP]
+    notes = [
+        ln.segments[0]
+        for ln in with_text
+        if ln.segments[0].x0 < edge - _MARGIN_GAP and not _folio(ln.segments[0].text)
+    ]
     crossing = sum(1 for ln in with_text if _margin_part(ln.segments[0], edge) is None)
     if len(notes) < 2 or len(notes) > 0.6 * len(with_text) or crossing > 0:
         return None
-    # Command and option names, set in typewriter: hanging section numbers in a
-    # contents list or a running header's dots are not notes.
-    return edge if all(_note_is_mono(seg, edge) for seg in notes) else None
+    # Command and option names in typewriter, or remarks in a smaller font: hanging
+    # section numbers in a contents list or a running header's dots are not notes.
+    body = _text_size(with_text)
+    return edge if all(_reads_as_note(seg, edge, body) for seg in notes) else None
 
 
-def _note_is_mono(seg: Segment, edge: float) -> bool:
-    glyphs = [g for g in seg.glyphs if g.x1 <= edge + 0.5] or list(seg.glyphs)
-    return sum(g.mono for g in glyphs) >= 0.6 * len(glyphs) if glyphs else seg.mono
+def find_right_margin(lines: list[Line]) -> float | None:
+    """The right edge of the text block of a page with notes in its right margin, or None.
+
+    The edge is the rightmost x where many lines end (justified text); the notes are
+    segments that start right of it, set in typewriter or in a smaller font than the
+    text, on at most 60 % of the lines; no segment may run from the text over it.
+    """
+    with_text = [ln for ln in lines if ln.segments]
+    if len(with_text) < 2 * _MIN_LINES:
+        return None
+    ends: Counter[int] = Counter(round(ln.segments[-1].x1) for ln in with_text)
+    frequent = [
+        x for x in ends if sum(ends[x + d] for d in (-1, 0, 1)) >= _BODY_SHARE * len(with_text)
+    ]
+    if not frequent:
+        return None
+    edge = float(max(frequent)) + 1.0
+    segments = [s for ln in with_text for s in ln.segments]
+    notes = [s for s in segments if _right_note(s, edge)]
+    crossing = any(s.x0 <= edge + _MARGIN_GAP < s.x1 for s in segments)
+    if not notes or len(notes) > 0.6 * len(with_text) or crossing:
+        return None
+    body = _text_size(with_text)
+    return edge if all(_reads_as_note(seg, -1.0, body) for seg in notes) else None
+
+
+def _folio(text: str) -> bool:
+    """No letter in it: a page number set in the outer margin (classicthesis' running
+    header and foot) is no note and stays where it is."""
+    return not _LETTER.search(text)
+
+
+def _right_note(seg: Segment, edge: float) -> bool:
+    return seg.x0 > edge + _MARGIN_GAP and not _folio(seg.text)
+
+
+def _text_size(lines: list[Line]) -> float:
+    """The font size most of the page's text is set in (0.0 when the reader gave none)."""
+    weight: Counter[float] = Counter()
+    for ln in lines:
+        for seg in ln.segments:
+            weight[round(seg.size or ln.size, 1)] += len(seg.text)
+    return weight.most_common(1)[0][0] if weight else 0.0
+
+
+def _reads_as_note(seg: Segment, edge: float, body: float) -> bool:
+    """Typewriter (command names), or a smaller font than the text with a word in it.
+    `edge` < 0: the whole segment is the note (a right one)."""
+    glyphs = [g for g in seg.glyphs if g.x1 <= edge + 0.5] if edge >= 0 else []
+    glyphs = glyphs or list(seg.glyphs)
+    if (sum(g.mono for g in glyphs) >= 0.6 * len(glyphs)) if glyphs else seg.mono:
+        return True
+    sizes = [g.size for g in glyphs if g.size > 0] or [seg.size]
+    text = "".join(g.text for g in glyphs) or seg.text
+    return 0 < median(sizes) <= _NOTE_SIZE * body and bool(_NOTE_WORD.search(text))
 
 
 def _margin_part(seg: Segment, edge: float) -> int | None:
@@ -341,26 +404,43 @@ def _margin_part(seg: Segment, edge: float) -> int | None:
 
 
 def margin_order(lines: list[Line]) -> list[Line]:
-    """The page's lines with its margin notes taken out of the text's lines and put
-    before the block of text they stand beside (a block ends at a vertical gap), so
-    a note neither splits a paragraph nor runs into its sentences."""
-    edge = find_margin(lines)
-    if edge is None:
+    """The page's lines with its margin notes (left or right) taken out of the text's
+    lines and put before the block of text they stand beside (a block ends at a
+    vertical gap), so a note neither splits a paragraph nor runs into its sentences."""
+    left, right = find_margin(lines), find_right_margin(lines)
+    if left is None and right is None:
         return lines
     blocks: list[tuple[list[Line], list[Line]]] = []  # (notes, text lines)
     last: Line | None = None
     for ln in sorted(lines, key=lambda x: x.top):
-        note, text = _split_note(ln, edge)
+        notes, text = _split_notes(ln, left, right)
         if text is not None and (last is None or text.top - last.bottom >= 0.6 * text.size):
             blocks.append(([], []))
         if not blocks:
             blocks.append(([], []))
-        if note is not None:
-            blocks[-1][0].append(note)
+        blocks[-1][0].extend(notes)
         if text is not None:
             blocks[-1][1].append(text)
             last = text
     return [x for notes, text in blocks for x in notes + text]
+
+
+def _split_notes(
+    ln: Line, left: float | None, right: float | None
+) -> tuple[list[Line], Line | None]:
+    """(the line's margin notes, its text or None when it has none)."""
+    notes: list[Line] = []
+    text: Line | None = ln
+    if left is not None:
+        note, text = _split_note(ln, left)
+        notes += [note] if note is not None else []
+    if right is not None and text is not None and text.segments:
+        outside = [s for s in text.segments if _right_note(s, right)]
+        if outside:
+            inside = [s for s in text.segments if not _right_note(s, right)]
+            notes.append(line_from_segments(text, outside))
+            text = line_from_segments(text, inside) if inside else None
+    return notes, text
 
 
 def _split_note(ln: Line, edge: float) -> tuple[Line | None, Line | None]:
@@ -369,7 +449,7 @@ def _split_note(ln: Line, edge: float) -> tuple[Line | None, Line | None]:
         return None, ln
     first = ln.segments[0]
     n = _margin_part(first, edge)
-    if not n:
+    if not n or _folio(first.text):
         return None, ln
     if n >= len(first.glyphs):
         rest = ln.segments[1:]

@@ -651,8 +651,9 @@ REMARKS = ("Remark one here", "Another remark", "A third remark", "Last remark")
 
 def _outer_notes(side: str) -> object:
     """classicthesis' margin remarks: justified 10 pt paragraphs between x = 100 and 400,
-    each with a remark in 8 pt roman (not typewriter) beside its second line in the
-    outer margin, right-aligned on the left side; the page number stands out there too."""
+    each with a remark in 8 pt roman (not typewriter) beside its first line in the
+    outer margin, right-aligned on the left side, and its date (no word) beside the
+    second; the page number stands out there too."""
 
     def draw(c: object) -> None:
         y = 760.0
@@ -661,9 +662,11 @@ def _outer_notes(side: str) -> object:
         for i in range(4):
             c.setFont("Times-Roman", 8)  # type: ignore[attr-defined]
             if side == "right":
-                c.drawString(420, y - 12, REMARKS[i])  # type: ignore[attr-defined]
+                c.drawString(420, y, REMARKS[i])  # type: ignore[attr-defined]
+                c.drawString(420, y - 12, f"2004-09-1{i}")  # type: ignore[attr-defined]
             else:
-                c.drawRightString(90, y - 12, REMARKS[i])  # type: ignore[attr-defined]
+                c.drawRightString(90, y, REMARKS[i])  # type: ignore[attr-defined]
+                c.drawRightString(90, y - 12, f"2004-09-1{i}")  # type: ignore[attr-defined]
             c.setFont("Times-Roman", 10)  # type: ignore[attr-defined]
             for j, part in enumerate(
                 (
@@ -693,7 +696,7 @@ def test_remarks_in_a_smaller_font_in_the_outer_margin_stay_out_of_sentences(sid
             "ends on its third line."
         )
         assert sentence in " ".join(text.split())
-        assert REMARKS[i] in text
+        assert REMARKS[i] in text and f"2004-09-1{i}" in text
 
 
 def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:

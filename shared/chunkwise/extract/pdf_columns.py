@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from statistics import median
 
-from .pdf_lines import Line, Segment, line_from_segments, split_at
+from .pdf_lines import Glyph, Line, Segment, line_from_segments, split_at
 
 _SEARCH = (0.25, 0.75)  # share of the page width where a gutter may sit
 _MIN_GUTTER = 6.0  # points
@@ -296,7 +296,7 @@ def _cut_at_edges(ln: Line, gutters: list[tuple[float, float]], edges: list[floa
 _BODY_SHARE = 0.3
 _MARGIN_GAP = 3.0  # points between a note and the text block's edge
 _NOTE_SIZE = 0.9  # a note not in typewriter is set at most this share of the text's size
-_LETTER = re.compile(r"[^\W\d_]")
+_FOLIO = re.compile(r"(\d+|[ivxlc]+|[IVXLC]+)$")
 _NOTE_WORD = re.compile(r"[^\W\d_]{3,}")  # a remark has words (hanging numbers do not)
 
 
@@ -329,8 +329,7 @@ def find_margin(lines: list[Line]) -> float | None:
         return None
     # Command and option names in typewriter, or remarks in a smaller font: hanging
     # section numbers in a contents list or a running header's dots are not notes.
-    body = _text_size(with_text)
-    return edge if all(_reads_as_note(seg, edge, body) for seg in notes) else None
+    return edge if _read_as_notes(notes, edge, _text_size(with_text)) else None
 
 
 def find_right_margin(lines: list[Line]) -> float | None:
@@ -355,14 +354,13 @@ def find_right_margin(lines: list[Line]) -> float | None:
     crossing = any(s.x0 <= edge + _MARGIN_GAP < s.x1 for s in segments)
     if not notes or len(notes) > 0.6 * len(with_text) or crossing:
         return None
-    body = _text_size(with_text)
-    return edge if all(_reads_as_note(seg, -1.0, body) for seg in notes) else None
+    return edge if _read_as_notes(notes, -1.0, _text_size(with_text)) else None
 
 
 def _folio(text: str) -> bool:
-    """No letter in it: a page number set in the outer margin (classicthesis' running
+    """A page number (arabic or roman) alone: set in the outer margin (classicthesis' running
     header and foot) is no note and stays where it is."""
-    return not _LETTER.search(text)
+    return bool(_FOLIO.match(text.strip()))
 
 
 def _right_note(seg: Segment, edge: float) -> bool:
@@ -378,16 +376,27 @@ def _text_size(lines: list[Line]) -> float:
     return weight.most_common(1)[0][0] if weight else 0.0
 
 
-def _reads_as_note(seg: Segment, edge: float, body: float) -> bool:
-    """Typewriter (command names), or a smaller font than the text with a word in it.
-    `edge` < 0: the whole segment is the note (a right one)."""
-    glyphs = [g for g in seg.glyphs if g.x1 <= edge + 0.5] if edge >= 0 else []
-    glyphs = glyphs or list(seg.glyphs)
-    if (sum(g.mono for g in glyphs) >= 0.6 * len(glyphs)) if glyphs else seg.mono:
+def _read_as_notes(notes: list[Segment], edge: float, body: float) -> bool:
+    """Each note in typewriter (command names) or in a smaller font than the text, and
+    those not in typewriter have a word among them (a remark's date or version sits on
+    a line of its own; hanging section numbers have no words)."""
+    remarks: list[tuple[str, float]] = []  # (text, size) of the notes not in typewriter
+    for seg in notes:
+        glyphs = _margin_glyphs(seg, edge)
+        if (sum(g.mono for g in glyphs) >= 0.6 * len(glyphs)) if glyphs else seg.mono:
+            continue
+        size = median([g.size for g in glyphs if g.size > 0] or [seg.size])
+        remarks.append(("".join(g.text for g in glyphs) or seg.text, size))
+    if not remarks:
         return True
-    sizes = [g.size for g in glyphs if g.size > 0] or [seg.size]
-    text = "".join(g.text for g in glyphs) or seg.text
-    return 0 < median(sizes) <= _NOTE_SIZE * body and bool(_NOTE_WORD.search(text))
+    smaller = all(0 < size <= _NOTE_SIZE * body for _text, size in remarks)
+    return smaller and any(_NOTE_WORD.search(text) for text, _size in remarks)
+
+
+def _margin_glyphs(seg: Segment, edge: float) -> list[Glyph]:
+    """The segment's glyphs in the margin; `edge` < 0: all of them (a right note)."""
+    inside = [g for g in seg.glyphs if g.x1 <= edge + 0.5] if edge >= 0 else []
+    return inside or list(seg.glyphs)
 
 
 def _margin_part(seg: Segment, edge: float) -> int | None:

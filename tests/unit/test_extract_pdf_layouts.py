@@ -699,6 +699,35 @@ def test_remarks_in_a_smaller_font_in_the_outer_margin_stay_out_of_sentences(sid
         assert REMARKS[i] in text and f"2004-09-1{i}" in text
 
 
+def _version_notes(c: object) -> None:
+    """polyglossia's "v1.45" beside a paragraph's second line: 10 pt italic in the left
+    margin (hardly smaller than the 10.9 pt text), no word in it."""
+    y = 760.0
+    for i in range(4):
+        c.setFont("Times-Italic", 10)  # type: ignore[attr-defined]
+        c.drawString(40, y - 13, f"v1.4{i}")  # type: ignore[attr-defined]
+        c.setFont("Times-Roman", 10.9)  # type: ignore[attr-defined]
+        for j, part in enumerate(
+            (
+                f"Paragraph {i} begins here and the version beside it",
+                "in the margin says when its command came, and the",
+                "sentence runs on until the paragraph ends here.",
+            )
+        ):
+            c.drawString(120, y - 13 * j, part)  # type: ignore[attr-defined]
+        y -= 52
+
+
+def test_version_notes_hardly_smaller_than_the_text_stay_out_of_sentences() -> None:
+    text = " ".join(extract(_pdf(_version_notes), filename="v.pdf").text.split())
+    for i in range(4):
+        assert (
+            f"Paragraph {i} begins here and the version beside it in the margin says when its "
+            "command came, and the sentence runs on until the paragraph ends here."
+        ) in text
+        assert f"v1.4{i}" in text
+
+
 def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
     # bibleref-german: each typeset example on the baseline of its source line, in
     # a smaller typewriter font; no rows of the page have cells there: not a table.

@@ -295,9 +295,9 @@ def _cut_at_edges(ln: Line, gutters: list[tuple[float, float]], edges: list[floa
 # and nothing but the notes lies beyond it.
 _BODY_SHARE = 0.3
 _MARGIN_GAP = 3.0  # points between a note and the text block's edge
-_NOTE_SIZE = 0.9  # a note not in typewriter is set at most this share of the text's size
+_NOTE_SIZE = 0.95  # a note not in typewriter is set at most this share of the text's size
 _FOLIO = re.compile(r"(\d+|[ivxlc]+|[IVXLC]+)$")
-_NOTE_WORD = re.compile(r"[^\W\d_]{3,}")  # a remark has words (hanging numbers do not)
+_NOTE_LETTER = re.compile(r"[^\W\d_]")  # remarks have letters (hanging numbers do not)
 
 
 def find_margin(lines: list[Line]) -> float | None:
@@ -378,8 +378,8 @@ def _text_size(lines: list[Line]) -> float:
 
 def _read_as_notes(notes: list[Segment], edge: float, body: float) -> bool:
     """Each note in typewriter (command names) or in a smaller font than the text, and
-    those not in typewriter have a word among them (a remark's date or version sits on
-    a line of its own; hanging section numbers have no words)."""
+    those not in typewriter have a letter among them (a remark's date sits on a line of
+    its own; hanging section numbers have no letters)."""
     remarks: list[tuple[str, float]] = []  # (text, size) of the notes not in typewriter
     for seg in notes:
         glyphs = _margin_glyphs(seg, edge)
@@ -390,7 +390,7 @@ def _read_as_notes(notes: list[Segment], edge: float, body: float) -> bool:
     if not remarks:
         return True
     smaller = all(0 < size <= _NOTE_SIZE * body for _text, size in remarks)
-    return smaller and any(_NOTE_WORD.search(text) for text, _size in remarks)
+    return smaller and any(_NOTE_LETTER.search(text) for text, _size in remarks)
 
 
 def _margin_glyphs(seg: Segment, edge: float) -> list[Glyph]:

@@ -239,3 +239,16 @@ def test_merged_cells_fill_down_and_header_rows_combine_across() -> None:
     ]
     plain = [[(0, 0, 50, 10), (50, 0, 150, 10)], [(0, 10, 50, 20), (50, 10, 150, 20)]] * 2
     assert header_rows(plain) == 1
+
+
+def test_a_typewriter_word_hyphenated_where_the_document_joins_it_elsewhere_is_one_word() -> None:
+    # LuaTeX hyphenated a command name set in typewriter ("\\phan-" + "tomsection");
+    # the document writes "\\phantomsection" elsewhere and never the pair with a hyphen.
+    doc = learn([["use \\phantomsection here", "or \\phan-", "tomsection is used"]])
+    lines = ["or \\phan-", "tomsection is used"]
+    assert _join_lines(lines, doc, code_ends={0}) == "or \\phantomsection is used"
+    # Code the document never writes joined keeps its hyphen, without a space.
+    unit = learn([["the systemd-hostnamed unit", "see systemd-", "hostnamed.service"]])
+    lines = ["see systemd-", "hostnamed.service"]
+    assert _join_lines(lines, unit, code_ends={0}) == "see systemd-hostnamed.service"
+    assert _join_lines(lines, learn([]), code_ends={0}) == "see systemd-hostnamed.service"

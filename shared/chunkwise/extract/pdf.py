@@ -1009,7 +1009,8 @@ def _join_lines(
     office suite wrapped a word it could not hyphenate: the next line attaches
     without a space. So does
     the line after one whose last glyph is code (`code_ends`: indexes of such
-    lines), as code is never hyphenated ("systemd-" + "hostnamed.service").
+    lines), as code is rarely hyphenated ("systemd-" + "hostnamed.service"),
+    unless the document writes the joined word elsewhere and never the pair.
     """
     out = ""
     for i, text in enumerate(lines):
@@ -1019,9 +1020,10 @@ def _join_lines(
         elif out.endswith("\u00ad"):
             out = out[:-1] + text
         elif hyphen and text[:1].islower() and not _suspended(text):
-            keep = (i - 1 in code_ends) or (
-                hyphenation is not None and hyphenation.keeps(out, text)
-            )
+            if i - 1 in code_ends:  # code keeps its hyphen unless the document joins it
+                keep = hyphenation is None or not hyphenation.joined_elsewhere(out, text)
+            else:
+                keep = hyphenation is not None and bool(hyphenation.keeps(out, text))
             out = (out if keep else out[:-1]) + text
         elif (hyphen and (text[:1].isupper() or text[:1].isdigit())) or _attaches(
             out, text, in_cell

@@ -53,6 +53,15 @@ class Hyphenation:
         # Hyphenation leaves at least two letters before the break ("X-" + "based" is not)
         return verdict or len(head) == 1
 
+    def joined_elsewhere(self, line: str, following: str) -> bool:
+        """The document writes the two parts as one word more often than with the
+        hyphen: a typewriter word the typesetter did hyphenate ("\\phan-" +
+        "tomsection", beside "\\phantomsection" everywhere else)."""
+        left, right = _LEFT.search(line), _RIGHT.match(following)
+        if left is None or right is None:
+            return False
+        return self._attested(left.group(1).casefold(), right.group(1).casefold()) is False
+
     def _attested(self, left: str, right: str) -> bool | None:
         hyphenated, joined = self.compounds[(left, right)], self.words[left + right]
         if hyphenated == joined:

@@ -996,3 +996,25 @@ def test_a_white_row_of_a_table_shaded_every_other_row_keeps_its_columns() -> No
     assert _unshaded_row(white, edges, title) == white  # type: ignore[arg-type]
     across = [word(76.0, 110.0, "natural"), word(190.0, 230.0, "spanning")]
     assert _unshaded_row(white, edges, across) == white  # type: ignore[arg-type]
+
+
+def test_a_line_with_its_margin_note_taken_out_keeps_the_readers_text() -> None:
+    # polyglossia: the reader's line text has the word spaces and a ligature's
+    # letters ("of counter as a letter") that its segments' text lacks.
+    from chunkwise.extract.pdf_columns import margin_order
+    from chunkwise.extract.pdf_lines import Line, Segment
+
+    def line(top: float, segments: list[Segment], text: str | None = None) -> Line:
+        joined = " ".join(s.text for s in segments)
+        return Line(text or joined, top, top + 9, segments[0].x0, 10.0, False, "", segments)
+
+    body = [Segment(100, 400, f"body text line {i} runs on", size=10.0) for i in range(12)]
+    lines = [line(100 + 12 * i, [seg]) for i, seg in enumerate(body)]
+    for i in (2, 6):
+        lines[i] = line(lines[i].top, [Segment(20, 80, f"\\note{i}", mono=True), body[i]])
+    note = Segment(20, 80, "\\latinAlph", mono=True)
+    seg = Segment(100, 400, "Representation ofcounter as a leter", size=10.0)
+    lines[9] = line(lines[9].top, [note, seg], "\\latinAlph Representation of counter as a letter")
+    texts = [ln.text for ln in margin_order(lines)]
+    assert "\\latinAlph" in texts
+    assert "Representation of counter as a letter" in texts

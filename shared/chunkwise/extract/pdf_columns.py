@@ -449,7 +449,24 @@ def _split_notes(
             inside = [s for s in text.segments if not _right_note(s, right)]
             notes.append(line_from_segments(text, outside))
             text = line_from_segments(text, inside) if inside else None
+    if notes and text is not None:
+        text.text = _line_text_without(ln.text, [n.text for n in notes], text.text)
     return notes, text
+
+
+def _line_text_without(whole: str, notes: list[str], rebuilt: str) -> str:
+    """The reader's own text of the line with its notes cut off its ends, where it has
+    them there: it keeps what the segments' text may lack (a ligature's letters, a word
+    space); otherwise the text rebuilt from the segments."""
+    rest = whole.strip()
+    for note in notes:
+        if rest.startswith(note):
+            rest = rest[len(note) :].strip()
+        elif rest.endswith(note):
+            rest = rest[: -len(note)].strip()
+        else:
+            return rebuilt
+    return rest
 
 
 def _split_note(ln: Line, edge: float) -> tuple[Line | None, Line | None]:

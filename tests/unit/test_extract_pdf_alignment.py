@@ -405,3 +405,30 @@ def test_a_rule_between_two_lines_parts_their_rows_and_notes_do_not_count_as_row
         ["", "ResetAll", ""],
     ]
     assert [ln.text for ln in text] == [ln.text for ln in lines[-2:]]
+
+
+def test_typewriter_rows_under_text_font_heads_over_rules_are_a_table() -> None:
+    # A table of option names: bold heads in the text font, each over its own rule, every
+    # cell below in typewriter; one option lists its fields over several lines, so
+    # most lines have one segment.
+    heads = line(100.0, (50.0, "Option"), (150.0, "Fields"), (250.0, "Counter"), bold=True)
+    body = [
+        line(116.0, (50.0, "alpha"), (150.0, "alpha"), (250.0, "extraalpha"), mono=True),
+        line(128.0, (50.0, "dateparts"), (150.0, "year"), (250.0, "extrayear"), mono=True),
+        *(line(140.0 + 12 * i, (150.0, f"field{i}"), mono=True) for i in range(6)),
+        line(212.0, (50.0, "title"), (150.0, "-"), (250.0, "extratitle"), mono=True),
+    ]
+    rules = [(112.0, 50.0, 140.0), (112.0, 150.0, 240.0), (112.0, 250.0, 310.0)]
+    rules.append((224.0, 50.0, 310.0))
+    _text, (table,) = find_aligned_tables([heads, *body], 3, rules)
+    assert table.fragment.rows[0] == ["Option", "Fields", "Counter"]
+    fields = " ".join(["year", *(f"field{i}" for i in range(6))])
+    assert table.fragment.rows[1:] == [
+        ["alpha", "alpha", "extraalpha"],
+        ["dateparts", fields, "extrayear"],
+        ["title", "-", "extratitle"],
+    ]
+    # Code under a rule has no text-font heads: it stays a listing.
+    code = [line(100.0 + 12 * i, (50.0, "int x"), (150.0, "= 1;"), mono=True) for i in range(4)]
+    text, tables = find_aligned_tables(code, 1, [(111.0, 50.0, 180.0)])
+    assert tables == [] and text == code

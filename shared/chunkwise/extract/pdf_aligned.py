@@ -311,16 +311,31 @@ def _rule_heights(
     return out
 
 
-def _is_listing(lines: list[Line]) -> bool:
+def _is_listing(lines: list[Line], rules: list[tuple[float, float, float]] | None = None) -> bool:
     """Code or program output: (nearly) every segment in a typewriter font, line numbers
     aside (documented TeX sources number their code lines). A table of commands has a
-    column of descriptions in the text font."""
+    column of descriptions in the text font, or column heads in it over a rule (a
+    table of option names, commands and values: all typewriter below the heads)."""
+    if _ruled_text_head(lines, rules or []):
+        return False
     numbered = sum(1 for ln in lines if _LINE_NUMBER.match(ln.segments[0].text))
     segments = [s for ln in lines for s in ln.segments if not _LINE_NUMBER.match(s.text)]
     mono = sum(1 for s in segments if s.mono)
     if 2 * numbered >= len(lines) and 2 * mono >= len(segments):
         return True  # numbered code lines between lines of their commentary
     return mono >= _LISTING_SHARE * len(segments)
+
+
+def _ruled_text_head(lines: list[Line], rules: list[tuple[float, float, float]]) -> bool:
+    """The first line is column heads: two or more segments, none in a typewriter font,
+    with a rule (whole or one piece per head) between it and the next line. Code has no
+    such heads."""
+    if len(lines) < 2 or len(lines[0].segments) < 2:
+        return False
+    head, below = lines[0], lines[1]
+    if any(s.mono for s in head.segments):
+        return False
+    return any(head.bottom - 1 <= y <= below.top + 1 for y, _x0, _x1 in rules)
 
 
 def _margin_notes(lines: list[Line], columns: list[tuple[float, float]]) -> bool:
@@ -387,7 +402,7 @@ def _table_in(
         kept.append(ln)
     while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
         kept.pop()
-    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or _is_listing(kept):
+    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or _is_listing(kept, rules):
         return None
     if _margin_notes(kept, columns):
         return None
@@ -556,7 +571,10 @@ def _prepared(
     run = run[: _notes_start(run, rules)]
     caption, run, dropped = _margin_caption(run)
     rows = sum(1 for ln in run if len(ln.segments) >= 2)
-    if rows < _MIN_ROWS or rows < _MIN_SHARE * len(run) or _is_listing(run):
+    # Column heads over a rule open a table whose cells may run over many lines (a
+    # column of field names beside one option): few lines then have two segments.
+    sparse = rows < _MIN_SHARE * len(run) and not _ruled_text_head(run, rules)
+    if rows < _MIN_ROWS or sparse or _is_listing(run, rules):
         return None
     starts = _column_starts(run)
     cut = _cut_at_column_starts(run, starts)

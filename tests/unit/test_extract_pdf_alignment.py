@@ -432,3 +432,31 @@ def test_typewriter_rows_under_text_font_heads_over_rules_are_a_table() -> None:
     code = [line(100.0 + 12 * i, (50.0, "int x"), (150.0, "= 1;"), mono=True) for i in range(4)]
     text, tables = find_aligned_tables(code, 1, [(111.0, 50.0, 180.0)])
     assert tables == [] and text == code
+
+
+def test_rules_under_each_head_give_the_columns() -> None:
+    # A language table: one rule under each head, none across the gutters. A cell
+    # wraps with its hyphen touching the next column's text ("An-" "catalan", no
+    # gap), and a justified line of the last column leaves a gap wider than a cell
+    # gap inside it ("american,    USenglish,").
+    heads = glyph_line(100.0, (50.0, "Sprache"), (150.0, "Region"), (250.0, "Babel"), bold=True)
+    lines = [
+        heads,
+        glyph_line(114.0, (50.0, "Bulgarisch"), (150.0, "Bulgarien"), (250.0, "bulgarian")),
+        glyph_line(126.0, (50.0, "Katalanisch"), (150.0, "Spanien, Frankr, An-catalan")),
+        glyph_line(138.0, (150.0, "dorra")),
+        glyph_line(150.0, (50.0, "Englisch"), (150.0, "USA"), (250.0, "american,"), (320.0, "US")),
+        glyph_line(162.0, (50.0, "Ungarisch"), (150.0, "Ungarn"), (250.0, "magyar, hungarian")),
+        glyph_line(174.0, (50.0, "Polnisch"), (150.0, "Polen"), (250.0, "polish")),
+    ]
+    rules = [(111.0, 50.0, 145.0), (111.0, 150.0, 245.0), (111.0, 250.0, 340.0)]
+    rules.append((186.0, 50.0, 345.0))
+    _text, (table,) = find_aligned_tables(lines, 28, rules)
+    assert table.fragment.rows == [
+        ["Sprache", "Region", "Babel"],
+        ["Bulgarisch", "Bulgarien", "bulgarian"],
+        ["Katalanisch", "Spanien, Frankr, Andorra", "catalan"],
+        ["Englisch", "USA", "american, US"],
+        ["Ungarisch", "Ungarn", "magyar, hungarian"],
+        ["Polnisch", "Polen", "polish"],
+    ]

@@ -338,6 +338,61 @@ def _ruled_text_head(lines: list[Line], rules: list[tuple[float, float, float]])
     return any(head.bottom - 1 <= y <= below.top + 1 for y, _x0, _x1 in rules)
 
 
+def _head_rule_edges(run: list[Line], rules: list[tuple[float, float, float]]) -> list[float]:
+    """Where each column starts, when the run's heads stand over a rule of one piece per
+    head (a rule under each column's head, none across the gutters): the pieces' left
+    ends. A gutter inside a column (a cell's justified line, "american,    USenglish,")
+    then splits nothing, and a cell running up to the next column's text without a
+    gap ("Spanien, Frankreich, An-" "catalan") is cut there. Empty: no such rules."""
+    if not _ruled_text_head(run, rules):
+        return []
+    head, below = run[0], run[1]
+    under = sorted((x0, x1) for y, x0, x1 in rules if head.bottom - 1 <= y <= below.top + 1)
+    pieces: list[list[float]] = []
+    for x0, x1 in under:
+        if pieces and x0 <= pieces[-1][1] + 1.0:
+            pieces[-1][1] = max(pieces[-1][1], x1)
+        else:
+            pieces.append([x0, x1])
+    if len(pieces) < 2 or len(pieces) != len(head.segments):
+        return []
+    for seg, (x0, x1) in zip(head.segments, pieces, strict=True):
+        if not x0 - 1.0 <= seg.x0 < x1:
+            return []
+    return [x0 for x0, _x1 in pieces]
+
+
+def _cut_at_edges(run: list[Line], edges: list[float]) -> list[Line]:
+    """The run's lines (copied) with each segment cut at a glyph starting on a column's
+    edge (within _START_SLACK), gap or none."""
+    out: list[Line] = []
+    for ln in run:
+        segments = [part for seg in ln.segments for part in _cut_on_edges(seg, edges, ln.size)]
+        out.append(replace(ln, segments=segments) if len(segments) != len(ln.segments) else ln)
+    return out
+
+
+def _cut_on_edges(seg: Segment, edges: list[float], size: float) -> list[Segment]:
+    for k in range(1, len(seg.glyphs)):
+        glyph = seg.glyphs[k]
+        if glyph.text.strip() and any(abs(glyph.x0 - x) <= _START_SLACK for x in edges):
+            head, *tail = split_at(seg, k, size)
+            head = replace(head, x1=min(head.x1, glyph.x0))  # a hyphen's box overlaps it
+            return [head, *(p for t in tail for p in _cut_on_edges(t, edges, size))]
+    return [seg]
+
+
+def _columns_at(run: list[Line], edges: list[float]) -> list[tuple[float, float]]:
+    """Columns from their left edges: each reaches to the next one's edge, the last to
+    the run's right end; the first starts at the run's left end. A glyph touching an
+    edge (a hyphen protruding into the gutter) does not reach over it."""
+    left = min([ln.x0 for ln in run] + edges[:1])
+    right = max(s.x1 for ln in run for s in ln.segments)
+    starts = [left, *(x + _START_SLACK for x in edges[1:])]
+    ends = [x - _START_SLACK for x in edges[1:]] + [max(right, edges[-1] + 1.0)]
+    return list(zip(starts, ends, strict=True))
+
+
 def _margin_notes(lines: list[Line], columns: list[tuple[float, float]]) -> bool:
     """A paragraph with notes in the margin beside it (fntguide's "New description
     1998/12/01"), not a table: the first column is running prose (over 60 % of the
@@ -576,6 +631,10 @@ def _prepared(
     sparse = rows < _MIN_SHARE * len(run) and not _ruled_text_head(run, rules)
     if rows < _MIN_ROWS or sparse or _is_listing(run, rules):
         return None
+    edges = _head_rule_edges(run, rules)
+    if edges:  # the rules under the heads give the columns
+        cut = _cut_at_edges(run, edges)
+        return caption, cut, dropped, _columns_at(cut, edges)
     starts = _column_starts(run)
     cut = _cut_at_column_starts(run, starts)
     # The columns come from the rows that had several cells before the cut: a line of

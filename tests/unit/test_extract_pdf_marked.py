@@ -130,3 +130,20 @@ def test_forms_sharing_their_resources_are_searched_once_each() -> None:
     _Form.reads = 0
     assert names_hidden(shared, frozenset({999})) is False
     assert _Form.reads <= 40
+
+
+# XeTeX's logo without ActualText: "X", the "E" mirrored (text matrix -1 0 0 1,
+# drawn leftwards from its right edge, lowered), "TEX".
+_MIRRORED = (
+    b"BT /F1 12 Tf 40 150 Td (Typeset with X) Tj ET\n"
+    b"BT /F1 12 Tf -1 0 0 1 120.12 147.5 Tm (E) Tj ET\n"
+    b"BT /F1 12 Tf 1 0 0 1 119.12 150 Tm (TEX and more) Tj ET\n"
+)
+
+
+def test_a_glyph_drawn_mirrored_stays_in_its_word() -> None:
+    # pdfminer calls a mirrored glyph not upright; grouped apart it split the logo
+    # into "X E TEX".
+    result = extract(_pdf(_RULE + _MIRRORED, layers=False), filename="xetex.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "Typeset with XETEX and more" in result.text

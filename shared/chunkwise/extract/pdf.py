@@ -640,6 +640,22 @@ def _join_accents(page: Any) -> Any:
     return page.filter(lambda obj: id(obj) not in joined) if joined else page
 
 
+def _upright_mirrored(chars: list[dict[str, Any]]) -> None:
+    """Glyphs drawn mirrored left to right, not rotated, read as upright (in place).
+
+    XeTeX's logo sets its "E" reflected (text matrix -1 0 0 1); pdfminer calls such
+    a glyph not upright, and pdfplumber groups characters by uprightness first, so
+    the logo came out as three words, "X E TEX", in prose and table heads alike.
+    """
+    for c in chars:
+        matrix = c.get("matrix")
+        if c.get("upright") or not matrix or len(matrix) < 4:
+            continue
+        a, b, cc, d = (float(v) for v in matrix[:4])
+        if a < 0 < d and b == 0 and cc == 0:
+            c["upright"] = True
+
+
 def _letter_under(
     accent: dict[str, Any], rows: dict[int, list[dict[str, Any]]]
 ) -> dict[str, Any] | None:
@@ -662,6 +678,7 @@ def _read_page(
     page = visible_text(page, hidden)
     if symbols is not None:  # after visible_text: it makes the page's layout itself
         symbols.restore_chars(page.chars)
+    _upright_mirrored(page.chars)
     page = _join_accents(with_image_rules(page))
     overlaid = overlaid_spaces(page.chars)
     if overlaid:  # spaces drawn over glyphs split words ("chromiu m")

@@ -428,6 +428,16 @@ def test_typewriter_rows_under_text_font_heads_over_rules_are_a_table() -> None:
         ["dateparts", fields, "extrayear"],
         ["title", "-", "extratitle"],
     ]
+    # The same lines in the text font keep the share of two-segment lines: two rows
+    # over a rule, a numbered section title and its prose are no table.
+    plain = [
+        heads,
+        line(116.0, (50.0, "eins"), (150.0, "zwei")),
+        line(128.0, (50.0, "4"), (70.0, "Title")),
+    ]
+    plain += [line(142.0 + 12 * i, (50.0, f"A line of prose number {i}")) for i in range(6)]
+    text, tables = find_aligned_tables(plain, 5, rules)
+    assert tables == [] and text == plain
     # Code under a rule has no text-font heads: it stays a listing.
     code = [line(100.0 + 12 * i, (50.0, "int x"), (150.0, "= 1;"), mono=True) for i in range(4)]
     text, tables = find_aligned_tables(code, 1, [(111.0, 50.0, 180.0)])
@@ -460,3 +470,21 @@ def test_rules_under_each_head_give_the_columns() -> None:
         ["Ungarisch", "Ungarn", "magyar, hungarian"],
         ["Polnisch", "Polen", "polish"],
     ]
+
+
+def test_group_heads_over_cmidrules_do_not_give_the_columns() -> None:
+    # Two group heads, each over a rule spanning several columns: the rows' gutters
+    # find the columns (five), not the two rules.
+    lines = [
+        line(100.0, (50.0, "Engine"), (200.0, "Features"), bold=True),
+        line(
+            114.0, (50.0, "pdfTeX"), (100.0, "1.40"), (200.0, "yes"), (250.0, "no"), (300.0, "no")
+        ),
+        line(
+            126.0, (50.0, "LuaTeX"), (100.0, "0.62"), (200.0, "yes"), (250.0, "yes"), (300.0, "no")
+        ),
+        line(138.0, (50.0, "XeTeX"), (100.0, "0.99"), (200.0, "yes"), (250.0, "no"), (300.0, "no")),
+    ]
+    rules = [(111.0, 50.0, 130.0), (111.0, 200.0, 320.0), (150.0, 50.0, 320.0)]
+    _text, (table,) = find_aligned_tables(lines, 4, rules)
+    assert table.fragment.rows[1] == ["pdfTeX", "1.40", "yes", "no", "no"]

@@ -626,21 +626,27 @@ def _prepared(
     run = run[: _notes_start(run, rules)]
     caption, run, dropped = _margin_caption(run)
     rows = sum(1 for ln in run if len(ln.segments) >= 2)
-    # Column heads over a rule open a table whose cells may run over many lines (a
-    # column of field names beside one option): few lines then have two segments.
-    sparse = rows < _MIN_SHARE * len(run) and not _ruled_text_head(run, rules)
+    # Column heads over a rule open a table of typewriter cells that may run over
+    # many lines (a column of field names beside one option): few lines then have
+    # two segments. Rows in the text font keep the share (a section title and its
+    # prose below two rows of a coloured table are no table).
+    typewriter = _ruled_text_head(run, rules) and _is_listing(run[1:])
+    sparse = rows < _MIN_SHARE * len(run) and not typewriter
     if rows < _MIN_ROWS or sparse or _is_listing(run, rules):
         return None
-    edges = _head_rule_edges(run, rules)
-    if edges:  # the rules under the heads give the columns
-        cut = _cut_at_edges(run, edges)
-        return caption, cut, dropped, _columns_at(cut, edges)
     starts = _column_starts(run)
     cut = _cut_at_column_starts(run, starts)
     # The columns come from the rows that had several cells before the cut: a line of
     # prose cut at a chance column start would add its words to the gutters.
     multi = [c for c, ln in zip(cut, run, strict=True) if len(ln.segments) >= 2]
     columns = _columns(multi, starts)
+    edges = _head_rule_edges(run, rules)
+    # The rules under the heads give the columns, where the rows' gutters find at most
+    # one more (a justified gap inside a cell); group heads over cmidrules that span
+    # several columns each ("TeX engine" over three) leave many more.
+    if edges and len(columns) <= len(edges) + 1:
+        cut = _cut_at_edges(run, edges)
+        return caption, cut, dropped, _columns_at(cut, edges)
     return (caption, cut, dropped, columns) if len(columns) >= 2 else None
 
 

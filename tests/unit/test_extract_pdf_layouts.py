@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import unicodedata
 
 import pytest
 
@@ -479,6 +480,39 @@ def test_an_accent_drawn_over_its_letter_becomes_one_letter(with_rule: bool) -> 
     assert "Festabstände" in text
     assert "a spacing \u00a8 between words stays" in text
     assert "u\u00a8" not in text and "\u00a8a" not in text
+
+
+@pytest.mark.parametrize("with_rule", [True, False], ids=["pdfplumber", "pdfium"])
+def test_two_accents_stacked_over_one_letter_both_join_it(with_rule: bool) -> None:
+    # Phonetic manuals stack accents ("ˆ" and "¨" over one "a"). "ˆ" is a modifier
+    # letter to Unicode; taken for the letter under "¨", it became "ˆ̈", which is no
+    # accent, and the whole document failed with a KeyError.
+    def draw(c: object) -> None:
+        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+        if with_rule:
+            c.line(50, 800, 545, 800)  # type: ignore[attr-defined]
+        c.drawString(50, 700, "Laut ")  # type: ignore[attr-defined]
+        x = 50 + pdfmetrics.stringWidth("Laut ", "Helvetica", 10)
+        width = pdfmetrics.stringWidth("a", "Helvetica", 10)
+        c.drawString(x, 700, "a")  # type: ignore[attr-defined]
+        for accent in ("\u02c6", "\u00a8"):
+            at = x + (width - pdfmetrics.stringWidth(accent, "Helvetica", 10)) / 2
+            c.drawString(at, 700, accent)  # type: ignore[attr-defined]
+        c.drawString(x + width, 700, "b und mehr Text")  # type: ignore[attr-defined]
+
+    text = extract(_pdf(draw), filename="stacked.pdf").text
+    decomposed = unicodedata.normalize("NFD", text)
+    assert "a\u0302\u0308b" in decomposed or "a\u0308\u0302b" in decomposed
+    assert "\u02c6" not in text and "\u00a8" not in text
+
+
+def test_a_spacing_accent_is_no_letter_for_another_accent() -> None:
+    # The order the glyphs come in decides which accent looks for its letter first;
+    # whatever it is, an accent never takes another accent.
+    from chunkwise.extract.pdf_lines import can_take_accent, with_accent
+
+    assert not can_take_accent("\u02c6") and not can_take_accent("\u02c7")
+    assert can_take_accent("a") and with_accent(with_accent("a", "\u02c6"), "\u00a8")
 
 
 def test_table_rows_in_ever_larger_fonts_keep_command_and_description_together() -> None:

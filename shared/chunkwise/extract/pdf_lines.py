@@ -75,7 +75,10 @@ def with_accent(letter: str, accent: str) -> str:
 
 
 def can_take_accent(text: str) -> bool:
-    return len(text) == 1 and text.isalpha()
+    """A letter an accent can be drawn over. Spacing accents such as "ˇ" are
+    modifier letters to Unicode (isalpha), but stacked accents (TIPA's caron
+    under an acute) are two accents, not an accented accent."""
+    return len(text) == 1 and text.isalpha() and text not in _COMBINING
 
 
 @dataclass(frozen=True)

@@ -162,8 +162,7 @@ def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: P
     try:
         record = run_child(tool, path, source)
     except RuntimeError as exc:
-        result.error = str(exc)
-        return result
+        return failed_extraction(result, facts, path, str(exc))
     text = str(record["text"])
     result.pages, result.seconds, result.rss_mib = (
         int(record["pages"]),
@@ -189,6 +188,22 @@ def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: P
         result.integrity_corrected = word_integrity(corrected, fold_ligatures(text))
         result.words_corrected = words_corrected(reference, corrected)
         result.glued = len(glued_tokens(reference, text))
+    return result
+
+
+def failed_extraction(
+    result: Score, facts: list[dict[str, Any]], path: Path, error: str
+) -> Score:
+    """A document the tool could not extract: every fact failed, no word came out
+    (counted in the totals like any other row, not left out of them)."""
+    result.error = error
+    for fact in facts:
+        result.total[fact["kind"]] += 1
+        result.failed.append("extraction failed: " + describe(fact))
+    if result.total["table"]:
+        result.strict_tables = 0
+    if path.suffix.lower() == ".pdf":
+        result.integrity = result.integrity_corrected = 0.0
     return result
 
 
@@ -235,9 +250,8 @@ def summary_md(scores: list[Score]) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
-    for s in scores:
-        if not s.error:
-            groups[(s.lang, s.tool)].append(s)
+    for s in scores:  # a failed extraction counts: its facts failed, its words are lost
+        groups[(s.lang, s.tool)].append(s)
     for (lang, tool), group in sorted(groups.items()):
         cells = [
             _rate(sum(s.passed[k] for s in group), sum(s.total[k] for s in group)) for k in KINDS

@@ -9,6 +9,7 @@ does not say it ("LetterGothic12PitchBT-Roman"), by its widths: all equal.
 from __future__ import annotations
 
 from chunkwise.extract import extract
+from tests.raw_pdf import pdf_from_objects
 
 _PROSE = "Every character needs a certain amount of protrusion and kerning here."
 _CODE = "\\def\\MT@setup@{\\MT@map@clist@c\\MT@features{\\MT@feat@setup}}%"
@@ -32,19 +33,7 @@ def _pdf(pages: list[bytes]) -> bytes:
             b" << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>" % (6 + 2 * i)
         )
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_from_objects(objects)
 
 
 def _page(prose_lines: int, code_lines: int) -> bytes:

@@ -9,6 +9,7 @@ The PDFs here are made by hand (reportlab writes neither construct).
 from __future__ import annotations
 
 from chunkwise.extract import extract
+from tests.raw_pdf import pdf_from_objects
 
 _RULE = b"0.5 w 40 60 m 260 60 l S\n"  # a vector path: the page goes to pdfplumber
 
@@ -27,19 +28,7 @@ def _pdf(stream: bytes, *, layers: bool = True) -> bytes:
         b"<< /Type /OCG /Name (variant) >>",
         b"<< /Type /OCG /Name (shown) >>",
     ]
-    out = bytearray(b"%PDF-1.5\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_from_objects(objects, version="1.5")
 
 
 # The same words twice, the hidden copy 0.4 pt to the right (as with and without

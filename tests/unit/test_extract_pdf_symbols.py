@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from chunkwise.extract import extract
 from chunkwise.extract.pdf_symbols import FontFacts, PageSymbols, named_symbols
+from tests.raw_pdf import pdf_from_objects
 
 # The clear-text part of a Type 1 program: only its built-in encoding matters here.
 _PROGRAM = (
@@ -44,19 +45,7 @@ def _pdf(stream: bytes, program: bytes = _PROGRAM) -> bytes:
         b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream"
         % (len(program), len(program), program),
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_from_objects(objects)
 
 
 def test_pdfium_writes_the_named_brackets_not_the_letters() -> None:

@@ -10,6 +10,7 @@ reader maps is counted in the report's warnings, never dropped silently.
 from __future__ import annotations
 
 from chunkwise.extract import extract
+from tests.raw_pdf import pdf_from_objects
 
 
 def _pdf_with_glyph_named(glyph: str) -> bytes:
@@ -24,19 +25,7 @@ def _pdf_with_glyph_named(glyph: str) -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding << /Type /Encoding"
         b" /BaseEncoding /WinAnsiEncoding /Differences [28 /%s] >> >>" % glyph.encode(),
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_from_objects(objects)
 
 
 def test_a_glyph_only_pdfminer_maps_sends_the_page_to_pdfplumber() -> None:

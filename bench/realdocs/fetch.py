@@ -312,8 +312,9 @@ DOCUMENTS = (
         "de",
         "LibreOffice Writer 7.4.7",
     ),
-    # Documents used only for the independent check (labels in heldout.jsonl
-    # only, written from the rendered pages before chunkwise ran on them).
+    # The fourth independent set (labelled from the rendered pages before
+    # chunkwise ran on them, run once on 2026-12-01 evening), then moved to
+    # development like the first three.
     # Fourth independent set, English: command names in the margin beside the
     # text (fancyhdr), a citation manual from an older pdfTeX with example
     # lists (natbib), the class guide's prose and code lines (clsguide), the
@@ -373,6 +374,8 @@ DOCUMENTS = (
         "de",
         "LibreOffice Writer 7.4.7",
     ),
+    # Documents used only for the independent check (labels in heldout.jsonl
+    # only, written from the rendered pages before chunkwise ran on them).
 )
 
 

@@ -121,8 +121,7 @@ SOURCES = (
         _PAGE_DE,
         False,
     ),
-    # held-out (labels in heldout.jsonl only, written from the rendered pages
-    # before chunkwise ran on them)
+    # the fourth independent set, then moved to development
     # fourth independent set, English: the programming chapter (code listings,
     # package tables) with a running header over a tagged PDF
     OfficeSource(
@@ -141,6 +140,8 @@ SOURCES = (
         _PAGE_DE,
         True,
     ),
+    # held-out (labels in heldout.jsonl only, written from the rendered pages
+    # before chunkwise ran on them)
 )
 
 

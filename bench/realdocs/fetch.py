@@ -30,6 +30,12 @@ PACKAGES = {
     "texlive-latex-base-doc": "2022.20230122-3",
     "texlive-latex-recommended-doc": "2022.20230122-3",
     "libreoffice-help-de": "4:7.4.7-1+deb12u14",
+    # Manuals from two more tool chains (Sphinx -> LaTeX, DocBook -> dblatex),
+    # in English and German, for the independent check.
+    "developers-reference": "12.18",
+    "developers-reference-de": "12.18",
+    "maint-guide": "1.2.53",
+    "maint-guide-de": "1.2.53",
 }
 
 

@@ -382,6 +382,36 @@ DOCUMENTS = (
     ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
+    # Fifth independent set, German: a Sphinx manual (small ruled tables with an
+    # empty corner cell, numbered subsections), a dblatex manual made with
+    # xdvipdfmx (ruled three- and four-column tables, footnotes, code blocks), a
+    # university thesis class manual (term/description option list, code
+    # listings); the office PDF of debian-reference ch01 (de) and three
+    # debian-reference-de pages with five-column and ditto-mark tables
+    Document(
+        "developers-reference-de",
+        "usr/share/developers-reference/de/developers-reference.pdf",
+        "de",
+        "Sphinx -> LaTeX (pdfTeX)",
+    ),
+    Document(
+        "maint-guide-de",
+        "usr/share/doc/maint-guide-de/maint-guide.de.pdf",
+        "de",
+        "DocBook -> dblatex (xdvipdfmx)",
+    ),
+    Document(
+        "udesoftec-doc",
+        "usr/share/doc/texlive-doc/latex/udesoftec/udesoftec-doc.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "office-debref-ch01-de",
+        "office:office-debref-ch01-de.pdf",
+        "de",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

@@ -142,6 +142,15 @@ SOURCES = (
     ),
     # held-out (labels in heldout.jsonl only, written from the rendered pages
     # before chunkwise ran on them)
+    # Fifth independent set, German: the tutorial chapter (command tables, shell
+    # listings, nested lists) with a running header and page footer, untagged
+    OfficeSource(
+        "office-debref-ch01-de",
+        f"{_DEBREF}/ch01.de.html",
+        "Debian-Referenz: GNU/Linux-Lehrstunde",
+        _PAGE_DE,
+        False,
+    ),
 )
 
 

@@ -412,6 +412,42 @@ DOCUMENTS = (
         "de",
         "LibreOffice Writer 7.4.7",
     ),
+    # Fifth independent set, English: the Sphinx-made developers-reference
+    # (ruled tables with an empty corner cell, numbered lists, changelog
+    # examples), the dblatex/xdvipdfmx-made maint-guide (ruled multiarch
+    # tables, nested lists, code listings, footnotes), two short pdfTeX guides
+    # of the LaTeX base and l3kernel docs (narrow text with hyphenation, a list
+    # and a code listing), three debian-reference-en pages no dev label uses
+    # (a package table continued from the page before, wrapped cells; see
+    # heldout.jsonl), and the office PDF of the tutorial chapter (tables with
+    # two-line header cells and wrapped cells).
+    Document(
+        "developers-reference-en",
+        "usr/share/developers-reference/developers-reference.pdf",
+        "en",
+        "Sphinx -> LaTeX (pdfTeX)",
+    ),
+    Document(
+        "maint-guide-en",
+        "usr/share/doc/maint-guide/maint-guide.en.pdf",
+        "en",
+        "DocBook -> dblatex (xdvipdfmx)",
+    ),
+    Document(
+        "cyrguide", "usr/share/doc/texlive-doc/latex/base/cyrguide.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "l3styleguide",
+        "usr/share/doc/texlive-doc/latex/l3kernel/l3styleguide.pdf",
+        "en",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "office-debref-ch01-en",
+        "office:office-debref-ch01-en.pdf",
+        "en",
+        "LibreOffice Writer 7.4.7",
+    ),
 )
 
 

@@ -151,6 +151,16 @@ SOURCES = (
         _PAGE_DE,
         False,
     ),
+    # Fifth independent set, English: the introductory chapter (tutorial
+    # prose, command and package tables, lists) with a running header over a
+    # tagged PDF
+    OfficeSource(
+        "office-debref-ch01-en",
+        f"{_DEBREF}/ch01.en.html",
+        "Debian Reference: GNU/Linux tutorials",
+        _PAGE_EN,
+        True,
+    ),
 )
 
 

@@ -32,3 +32,30 @@ def test_the_letters_of_a_ligature_in_one_box_stay_both() -> None:
 def test_a_letter_drawn_twice_in_place_is_read_once() -> None:
     chars = [("a", 10.0, 15.0), ("a", 10.0, 15.0), ("b", 15.0, 20.0)]
     assert _line(chars) == "ab"
+
+
+def _lines(glyphs: list[tuple[str, float, float]]) -> list[str]:
+    """(character, x0, baseline) in PDFium's order, no line end between them."""
+    builder = _LineBuilder()
+    for ch, x0, base in glyphs:
+        builder.chars.append(ch)
+        if not ch.isspace():
+            builder.add(ch, FONT, x0, x0 + 5.0, base)
+    builder.flush()
+    return [line.text for line in builder.lines]
+
+
+def test_a_line_after_a_hyphen_starts_below_a_lowered_glyph_of_the_line_before() -> None:
+    # PDFium marks a hyphen at a line end and gives no line break after it; the
+    # next line is told by its glyphs' height. TeX's logo lowers its "E" by 2 pt:
+    # its bottom reached below the next line's tops and the two lines became one
+    # (clsguide p6: "...they are now as pow-" / "erful as the TEX primitives.").
+    first = [("T", 100.0, 578.5), ("E", 105.0, 580.7), ("X", 110.0, 578.5), (" ", 115.0, 578.5)]
+    first += [(ch, 120.0 + 5 * i, 578.5) for i, ch in enumerate("pow-")]
+    second = [(ch, 100.0 + 5 * i, 590.4) for i, ch in enumerate("erful")]
+    assert _lines(first + second) == ["TEX pow-", "erful"]
+
+
+def test_a_subscript_stays_in_its_line() -> None:
+    glyphs = [("x", 100.0, 578.5), ("i", 105.0, 581.0), (" ", 110.0, 578.5), ("y", 115.0, 578.5)]
+    assert _lines(glyphs) == ["xi y"]

@@ -13,6 +13,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from statistics import median
 from typing import Any
 
 from .pdf_lines import (
@@ -89,9 +90,10 @@ class _LineBuilder:
     fonts: list[_Font] = field(default_factory=list)
     tops: list[float] = field(default_factory=list)
     bottoms: list[float] = field(default_factory=list)
+    bases: list[float] = field(default_factory=list)
 
     def add(self, ch: str, font: _Font, x: float, x1: float, base: float) -> None:
-        if self.tops and base - 0.79 * font.size > max(self.bottoms):  # next line, no break
+        if self._next_line(base - 0.79 * font.size):  # next line, no break
             pending = self.chars.pop()
             self.flush()
             self.chars.append(pending)
@@ -101,6 +103,21 @@ class _LineBuilder:
         self.fonts.append(font)
         self.tops.append(base - 0.79 * font.size)
         self.bottoms.append(base + 0.21 * font.size)
+        self.bases.append(base)
+
+    def _next_line(self, top: float) -> bool:
+        """A glyph whose top is below the line's glyphs starts the next line. PDFium
+        gives no line break after the hyphen it marks at a line end, so the glyphs
+        tell; a lowered glyph (TeX's logo lowers its "E" by 2 pt) reaches below the
+        next line's tops, so past the bottom of the line's lowest glyph it is enough
+        to be below the bottom of its text (its median baseline), where a subscript's
+        top never is."""
+        if not self.tops or top <= min(self.bottoms):
+            return False
+        if top > max(self.bottoms):
+            return True
+        size = median(f.size for f in self.fonts)
+        return top > median(self.bases) + 0.21 * size
 
     def _joins_accent(self, ch: str, x: float, x1: float) -> bool:
         """A spacing accent drawn over the glyph before it, or a letter under the
@@ -145,7 +162,7 @@ class _LineBuilder:
             segments = segments_of(self.glyphs, size)
             top, bottom = min(self.tops), max(self.bottoms)
             self.lines.append(Line(text, top, bottom, x0, size, bold, family, segments))
-        for parts in (self.chars, self.glyphs, self.fonts, self.tops, self.bottoms):
+        for parts in (self.chars, self.glyphs, self.fonts, self.tops, self.bottoms, self.bases):
             parts.clear()
 
 

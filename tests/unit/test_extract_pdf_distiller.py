@@ -229,3 +229,43 @@ def test_titles_of_tables_stacked_in_one_frame_under_the_same_heads_leave_it() -
     # A row across the frame over other heads names a group of rows: it stays.
     texts[4] = ["Option", "Effect"]
     assert len(_without_title(texts, grid, list(used))[0]) == 6  # type: ignore[arg-type]
+
+
+def _late_accents(c: object) -> None:
+    """OT1 umlauts as dvips + Distiller draw them: "u" in the word, the "¨" over it
+    drawn only after the rest of the line (PDFium hands it back there)."""
+    font, size = "Times-Roman", 11.0
+    accents: list[tuple[float, float]] = []
+    lines = [
+        (700.0, ["Das wird rudiment", "a", "r unterst", "u", "tzt und f", "u", "r alle."]),
+        (500.0, ["Die Zeile endet mit f", "u", "r"]),
+    ]
+    for y, parts in lines:
+        x = 72.0
+        for k, part in enumerate(parts):
+            c.setFont(font, size)  # type: ignore[attr-defined]
+            c.drawString(x, y, part)  # type: ignore[attr-defined]
+            if k % 2 == 1:  # the accent centred over this letter
+                inset = (_width(part, font, size) - _width("\u00a8", font, size)) / 2
+                accents.append((x + inset, y))
+            x += _width(part, font, size)
+    c.drawString(72.0, 486.0, "und die zweite Zeile folgt.")  # type: ignore[attr-defined]
+    for k in range(8):  # body text at the same size
+        line = f"Body line {k} of the page text here."
+        c.drawString(72.0, 660.0 - 14 * k, line)  # type: ignore[attr-defined]
+    for x, y in accents:
+        c.drawString(x, y + 0.5, "\u00a8")  # type: ignore[attr-defined]
+
+
+def _width(text: str, font: str, size: float) -> float:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    return float(stringWidth(text, font, size))
+
+
+def test_an_accent_drawn_after_later_words_joins_the_letter_under_it() -> None:
+    # gerdoc p2 read by PDFium: "unterst ¨ utzt", "fur die ¨" (the accent at the line end).
+    text = extract(_pdf(_late_accents), filename="distilled.pdf").text
+    assert "Das wird rudimentär unterstützt und für alle." in text
+    assert "Die Zeile endet mit für und die zweite Zeile folgt." in text
+    assert "\u00a8" not in text

@@ -17,6 +17,7 @@ from statistics import median
 from typing import Any
 
 from .pdf_lines import (
+    WORD_GAP_EM,
     Glyph,
     Line,
     accent_over,
@@ -189,6 +190,18 @@ def _named_symbol(tp: Any, i: int, ch: str, symbols: PageSymbols) -> str:
     return symbols.symbol(name.value.decode("utf-8", "replace"), ch) or ch
 
 
+@dataclass
+class _Char:
+    """One character of PDFium's text page, as the line builder takes it."""
+
+    ch: str
+    generated: bool  # a space or line end PDFium put in itself
+    font: _Font = field(default_factory=_Font)
+    x0: float = 0.0
+    x1: float = 0.0
+    base: float = 0.0
+
+
 def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[Line], int]:
     """Text lines of a page without vector paths (so without ruled tables), via PDFium.
 
@@ -199,54 +212,129 @@ def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[
     report what neither could read. `symbols`: the characters PDFium writes
     for glyphs the page's fonts name as symbols (pdf_symbols), put back.
     """
+    textpage = page.get_textpage()
+    try:
+        chars, unmapped = _page_chars(textpage.raw, float(page.get_size()[1]), symbols)
+    finally:
+        textpage.close()
+    out = _LineBuilder()
+    for c in join_stray_accents(chars):
+        if c.ch in ("\r", "\n"):
+            out.flush()
+            continue
+        out.chars.append(c.ch)
+        if not c.ch.isspace():
+            out.add(c.ch, c.font, c.x0, c.x1, c.base)
+    out.flush()
+    out.lines.sort(key=lambda ln: (round(ln.top), ln.x0))
+    return merge_same_line(out.lines), unmapped
+
+
+def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[list[_Char], int]:
+    """The text page's characters in PDFium's order, and how many it could not map."""
     import pypdfium2.raw as pdfium_c
 
-    height = float(page.get_size()[1])
-    textpage = page.get_textpage()
-    tp = textpage.raw
     x, y = ctypes.c_double(), ctypes.c_double()
     left, right, low, high = (ctypes.c_double() for _ in range(4))
     matrix = pdfium_c.FS_MATRIX()
     name = ctypes.create_string_buffer(256)
     flags = ctypes.c_int()
-    out = _LineBuilder()
+    chars: list[_Char] = []
     font = _Font()
     unmapped = 0
     named = symbols.characters if symbols is not None else frozenset()
-    try:
-        for i in range(pdfium_c.FPDFText_CountChars(tp)):
-            ch = _char(tp, i)
-            if ch in named and symbols is not None:
-                ch = _named_symbol(tp, i, ch, symbols)
-            if ch in ("\r", "\n"):
-                out.flush()
-                continue
-            if ch and ord(ch) < 0x20 and ch != "\t":
-                unmapped += 1
-                continue
-            if not ch or 0xD800 <= ord(ch) < 0xE000:
-                continue
-            out.chars.append(ch)
-            if ch.isspace():
-                continue
-            size = _glyph_size(tp, i, matrix)
-            # Font info is costly: read again on a size change, every 32 glyphs, and
-            # for a hyphen (whether it is code's own decides how a line end joins).
-            if size != font.size or i % 32 == 0 or ch == "-":
-                pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
-                font_name = name.value.decode("utf-8", "replace")
-                font = _Font(
-                    size, is_bold_font(font_name), strip_subset(font_name), is_mono_font(font_name)
-                )
-            pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
-            boxes = (ctypes.byref(v) for v in (left, right, low, high))
-            pdfium_c.FPDFText_GetCharBox(tp, i, *boxes)
-            out.add(ch, font, float(x.value), float(right.value), height - float(y.value))
-        out.flush()
-    finally:
-        textpage.close()
-    out.lines.sort(key=lambda ln: (round(ln.top), ln.x0))
-    return merge_same_line(out.lines), unmapped
+    for i in range(pdfium_c.FPDFText_CountChars(tp)):
+        ch = _char(tp, i)
+        if ch in named and symbols is not None:
+            ch = _named_symbol(tp, i, ch, symbols)
+        if ch and ord(ch) < 0x20 and ch not in "\t\r\n":
+            unmapped += 1
+            continue
+        if not ch or 0xD800 <= ord(ch) < 0xE000:
+            continue
+        if ch.isspace():
+            chars.append(_Char(ch, pdfium_c.FPDFText_IsGenerated(tp, i) == 1))
+            continue
+        size = _glyph_size(tp, i, matrix)
+        # Font info is costly: read again on a size change, every 32 glyphs, and
+        # for a hyphen (whether it is code's own decides how a line end joins).
+        if size != font.size or i % 32 == 0 or ch == "-":
+            pdfium_c.FPDFText_GetFontInfo(tp, i, name, 256, ctypes.byref(flags))
+            font_name = name.value.decode("utf-8", "replace")
+            font = _Font(
+                size, is_bold_font(font_name), strip_subset(font_name), is_mono_font(font_name)
+            )
+        pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
+        pdfium_c.FPDFText_GetCharBox(tp, i, *(ctypes.byref(v) for v in (left, right, low, high)))
+        chars.append(_Char(ch, False, font, float(x.value), float(right.value), height - y.value))
+    return chars, unmapped
+
+
+def join_stray_accents(chars: list[_Char]) -> list[_Char]:
+    """Every spacing accent drawn over a letter joined into that letter, wherever
+    PDFium's order put it.
+
+    Distiller's PDFs of dvips output (OT1 fonts: "u" with a "¨" drawn over it)
+    draw an accent after later words of the line, so PDFium hands it back
+    there, between spaces it made up: "unterst ¨ utzt ... fur die ¨". The
+    letter under the accent (its centre inside the letter's box, its baseline
+    within 0.6 em, as pdfplumber's pages are read) takes it; the spaces or line
+    ends PDFium made around the accent are decided again from the glyphs that
+    are left on either side.
+    """
+    accents = [i for i, c in enumerate(chars) if is_spacing_accent(c.ch) and not c.generated]
+    if not accents:
+        return chars
+    bands: dict[int, list[_Char]] = {}
+    for c in chars:
+        if can_take_accent(c.ch):
+            bands.setdefault(int(c.base // _ACCENT_BAND), []).append(c)
+    out = list(chars)
+    for i in accents:
+        letter = _letter_under(chars[i], bands)
+        if letter is not None:
+            letter.ch = with_accent(letter.ch, chars[i].ch)
+            _drop_with_made_up_space(out, chars[i])
+    return out
+
+
+_ACCENT_BAND = 8.0  # points: baselines are looked up in this band and its neighbours
+
+
+def _letter_under(accent: _Char, bands: dict[int, list[_Char]]) -> _Char | None:
+    reach = 0.6 * max(accent.font.size, 1.0)  # TeX raises an accent over a capital
+    band = int(accent.base // _ACCENT_BAND)
+    near = [
+        c
+        for b in (band - 1, band, band + 1)
+        for c in bands.get(b, [])
+        if abs(c.base - accent.base) <= reach and accent_over((accent.x0, accent.x1), (c.x0, c.x1))
+    ]
+    return min(near, key=lambda c: abs(c.base - accent.base)) if near else None
+
+
+def _drop_with_made_up_space(chars: list[_Char], accent: _Char) -> None:
+    """Remove the accent, and PDFium's spaces and line ends around it, from `chars`
+    (in place); a word space or line end goes back where the glyphs left on
+    either side call for one."""
+    at = next(k for k, c in enumerate(chars) if c is accent)
+    start, end = at, at + 1
+    while start > 0 and chars[start - 1].generated:
+        start -= 1
+    while end < len(chars) and chars[end].generated:
+        end += 1
+    before = chars[start - 1] if start > 0 else None
+    after = chars[end] if end < len(chars) else None
+    gap: list[_Char] = []
+    if before is None or after is None or before.ch.isspace() or after.ch.isspace():
+        gap = []  # a space of the page's own (or the page's edge) stays as it is
+    elif (start, end) != (at, at + 1):
+        em = max(before.font.size, after.font.size, 1.0)
+        if abs(before.base - after.base) > 0.3 * em:
+            gap = [_Char("\n", True)]
+        elif after.x0 - before.x1 > WORD_GAP_EM * em or after.x0 < before.x0:
+            gap = [_Char(" ", True)]
+    chars[start:end] = gap
 
 
 def merge_same_line(lines: list[Line]) -> list[Line]:

@@ -762,6 +762,68 @@ def test_version_notes_hardly_smaller_than_the_text_stay_out_of_sentences() -> N
         assert f"v1.4{i}" in text
 
 
+KEY_ENTRIES = (
+    (
+        "viewport Four lengths, as for the bounding box, but taken relative",
+        "to the origin of the box given in the file, so a part of the image",
+        "is shown: the lower left inch of it with the values 0 0 72 and 72",
+        "in this order.",
+    ),
+    (
+        "trim Like the viewport key, but the lengths here say how much is",
+        "taken away from each side of the picture, or added where they are",
+        "negative, from the left side, the bottom, the right side and the top",
+        "in turn.",
+    ),
+    (
+        "totalheight The height and the depth of the figure together, which",
+        "differs from its height once it is rotated: turned by ninety degrees",
+        "a figure may then have no height at all but quite a large depth below",
+        "the line.",
+    ),
+    (
+        "keepaspectratio A boolean key: when it is true, giving both the width",
+        "and the height does not distort the figure, which is scaled so that",
+        "neither of the two dimensions that were asked for is exceeded by it",
+        "at all.",
+    ),
+    (
+        "pagebox Which of the rectangles a PDF file may define is taken as",
+        "its bounding box: the media box, the crop box, the bleed box, the",
+        "trim box or the art box, where the driver picks one when none",
+        "is named.",
+    ),
+)
+
+
+def _dated_key_list(c: object) -> None:
+    """grfguide's key list: entries of justified 10 pt text between x = 125 and 410, a
+    dated note in 9 pt beside the first two lines of every entry ("New feature" over
+    its date), the notes ending together. Notes stand on half of the lines, and more
+    lines end at the notes' edge than at the text's (the last line of an entry is
+    short, the lines with a note end in it)."""
+    y = 760.0
+    for i in range(5):
+        c.setFont("Times-Roman", 9)  # type: ignore[attr-defined]
+        c.drawRightString(470, y, "New feature")  # type: ignore[attr-defined]
+        c.drawRightString(470, y - 12, f"1995/06/0{i}")  # type: ignore[attr-defined]
+        for j, part in enumerate(KEY_ENTRIES[i]):
+            width = c.stringWidth(part, "Times-Roman", 10)  # type: ignore[attr-defined]
+            line = c.beginText(125, y - 12 * j)  # type: ignore[attr-defined]
+            line.setFont("Times-Roman", 10)
+            line.setWordSpace((285 - width) / part.count(" ") if j < 3 else 0)
+            line.textOut(part)
+            c.drawText(line)  # type: ignore[attr-defined]
+        y -= 56  # entries 8 pt apart, as TeX sets a list
+
+
+def test_dated_notes_beside_most_lines_of_a_key_list_stay_out_of_sentences() -> None:
+    text = " ".join(extract(_pdf(_dated_key_list), filename="k.pdf").text.split())
+    for i in range(5):
+        assert " ".join(KEY_ENTRIES[i]) in text
+        assert f"New feature 1995/06/0{i}" in text
+
+
 def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
     # bibleref-german: each typeset example on the baseline of its source line, in
     # a smaller typewriter font; no rows of the page have cells there: not a table.

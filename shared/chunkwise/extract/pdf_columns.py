@@ -335,26 +335,31 @@ def find_margin(lines: list[Line]) -> float | None:
 def find_right_margin(lines: list[Line]) -> float | None:
     """The right edge of the text block of a page with notes in its right margin, or None.
 
-    The edge is the rightmost x where many lines end (justified text); the notes are
-    segments that start right of it, set in typewriter or in a smaller font than the
-    text, on at most 60 % of the lines; no segment may run from the text over it.
+    The edge is where many lines have a segment end (justified text; a line with a
+    note beside it ends its text there too); the notes are segments that start right
+    of it, set in typewriter or in a smaller font than the text, on at most 60 % of
+    the lines; no segment may run from the text over it. Notes that end together on
+    many lines (grfguide's "New feature" over its date beside every key) make such
+    an x of their own: an x with nothing right of it is passed for the next one left.
     """
     with_text = [ln for ln in lines if ln.segments]
     if len(with_text) < 2 * _MIN_LINES:
         return None
-    ends: Counter[int] = Counter(round(ln.segments[-1].x1) for ln in with_text)
+    ends: Counter[int] = Counter(x for ln in with_text for x in {round(s.x1) for s in ln.segments})
     frequent = [
         x for x in ends if sum(ends[x + d] for d in (-1, 0, 1)) >= _BODY_SHARE * len(with_text)
     ]
-    if not frequent:
-        return None
-    edge = float(max(frequent)) + 1.0
     segments = [s for ln in with_text for s in ln.segments]
-    notes = [s for s in segments if _right_note(s, edge)]
-    crossing = any(s.x0 <= edge + _MARGIN_GAP < s.x1 for s in segments)
-    if not notes or len(notes) > 0.6 * len(with_text) or crossing:
-        return None
-    return edge if _read_as_notes(notes, -1.0, _text_size(with_text)) else None
+    for x in sorted(frequent, reverse=True):
+        edge = float(x) + 1.0
+        notes = [s for s in segments if _right_note(s, edge)]
+        if not notes:
+            continue  # the page's own right edge, or the notes' (nothing beyond it)
+        crossing = any(s.x0 <= edge + _MARGIN_GAP < s.x1 for s in segments)
+        if len(notes) > 0.6 * len(with_text) or crossing:
+            return None
+        return edge if _read_as_notes(notes, -1.0, _text_size(with_text)) else None
+    return None
 
 
 def _folio(text: str) -> bool:

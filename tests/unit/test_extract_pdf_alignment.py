@@ -488,3 +488,37 @@ def test_group_heads_over_cmidrules_do_not_give_the_columns() -> None:
     rules = [(111.0, 50.0, 130.0), (111.0, 200.0, 320.0), (150.0, 50.0, 320.0)]
     _text, (table,) = find_aligned_tables(lines, 4, rules)
     assert table.fragment.rows[1] == ["pdfTeX", "1.40", "yes", "no", "no"]
+
+
+def test_margin_notes_set_below_a_booktabs_table_go_with_the_display_after_it() -> None:
+    # fancyhdr's option table: \marginpar notes beside the display that follows the
+    # table start level with its bottom rule, in the gap below its last row; put
+    # before the table's block they split its head from its rows.
+    prose = [line(60.0 + 12 * i, (145.0, f"Prose line {i} of the page runs on")) for i in range(8)]
+    head = line(160.0, (150.0, "Option"), (215.0, "Meaning"))
+    keys = ("nocheck", "compatV3", "twoside", "headings")
+    rows = [
+        line(177.0 + 12 * k, (150.0, k_), (215.0, f"what {k_} does")) for k, k_ in enumerate(keys)
+    ]
+    notes = [line(228.0 + 12 * k, (87.0, f"\\cmd{k}"), mono=True) for k in range(3)]
+    code = [line(248.0 + 12 * k, (150.0, f"\\cmd{k}[{{field}}]"), mono=True) for k in range(3)]
+    rules = [(158.0, 145.0, 400.0), (175.0, 145.0, 400.0), (226.0, 145.0, 400.0)]
+    ordered = reading_order([*prose, head, *rows, *notes, *code], WIDTH)
+    assert [ln.text for ln in ordered[9:14]] == [row.text for row in rows] + ["\\cmd0"]
+    _text, (table,) = find_aligned_tables(ordered, 3, rules)
+    assert table.fragment.rows == [["Option", "Meaning"], *([k, f"what {k} does"] for k in keys)]
+
+
+def test_margin_notes_below_a_paragraph_open_a_paragraph_of_their_own() -> None:
+    # fancyhdr p4: the notes of a display start in the gap under the paragraph above
+    # it, closer than a paragraph gap; they must not run on that paragraph's sentence.
+    from chunkwise.extract.pdf import _group
+
+    prose = [line(60.0 + 12 * i, (145.0, f"Prose line {i} of the page runs on")) for i in range(10)]
+    notes = [line(182.0 + 12 * k, (87.0, f"\\cmd{k}"), mono=True) for k in range(3)]
+    code = [line(200.0 + 12 * k, (150.0, f"\\cmd{k}[{{field}}]"), mono=True) for k in range(3)]
+    items = _group(reading_order([*prose, *notes, *code], WIDTH), 10.0, [])
+    assert [it.text for it in items] == [
+        " ".join(ln.text for ln in prose),
+        " ".join(ln.text for ln in notes + code),
+    ]

@@ -1216,15 +1216,7 @@ def _group(
             item_line = replace(ln, text=text, segments=[])
             blocks.append(Item("item", ln.top, ln.bottom, size=ln.size, lines=[item_line]))
             continue
-        continues = (
-            prev is not None
-            and prev.kind in ("para", "item")
-            and tight
-            and abs(prev.size - ln.size) < 1.5
-            and not is_caption(text)
-            and not (prev.kind == "para" and _caption_ends(prev))
-        )
-        if continues and prev is not None:
+        if prev is not None and tight and _continues_paragraph(prev, ln, text):
             prev.lines.append(ln)
             prev.bottom = ln.bottom
         else:
@@ -1238,6 +1230,18 @@ def _group(
     else:
         merged.sort(key=lambda it: it.top)
     return merged
+
+
+def _continues_paragraph(prev: Item, ln: Line, text: str) -> bool:
+    """The line (close below `prev`) goes on with the paragraph or list item `prev`."""
+    return (
+        prev.kind in ("para", "item")
+        and abs(prev.size - ln.size) < 1.5
+        and not is_caption(text)
+        and not (prev.kind == "para" and _caption_ends(prev))
+        # margin notes open a paragraph: the text they stand beside may follow
+        and (not ln.note or prev.lines[-1].note)
+    )
 
 
 def _block_text(lines: list[Line], hyphenation: Hyphenation | None) -> str:

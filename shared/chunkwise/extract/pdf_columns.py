@@ -420,22 +420,34 @@ def _margin_part(seg: Segment, edge: float) -> int | None:
 def margin_order(lines: list[Line]) -> list[Line]:
     """The page's lines with its margin notes (left or right) taken out of the text's
     lines and put before the block of text they stand beside (a block ends at a
-    vertical gap), so a note neither splits a paragraph nor runs into its sentences."""
+    vertical gap), so a note neither splits a paragraph nor runs into its sentences.
+    A note set in the gap below a block (LaTeX's \\marginpar beside a display set
+    after a table: its first notes stand level with the table's bottom rule) goes
+    with the block that follows, never between a block's lines or rows."""
     left, right = find_margin(lines), find_right_margin(lines)
     if left is None and right is None:
         return lines
     blocks: list[tuple[list[Line], list[Line]]] = []  # (notes, text lines)
     last: Line | None = None
+    waiting: list[Line] = []  # notes below the last text line: beside what comes next
     for ln in sorted(lines, key=lambda x: x.top):
         notes, text = _split_notes(ln, left, right)
+        for note in notes:
+            note.note = True
+        if text is None and last is not None and ln.top >= last.bottom:
+            waiting += notes
+            continue
         if text is not None and (last is None or text.top - last.bottom >= 0.6 * text.size):
             blocks.append(([], []))
         if not blocks:
             blocks.append(([], []))
-        blocks[-1][0].extend(notes)
+        blocks[-1][0].extend(waiting + notes)
+        waiting = []
         if text is not None:
             blocks[-1][1].append(text)
             last = text
+    if waiting:
+        blocks[-1][0].extend(waiting)
     return [x for notes, text in blocks for x in notes + text]
 
 

@@ -125,6 +125,7 @@ class Line:
     segments: list[Segment] = field(default_factory=list)
     seq: float = -1.0  # place in the page's reading order; -1 = not set (order by top)
     baseline: float = 0.0  # median glyph baseline; 0.0 = not known (PDFium, a column's part)
+    note: bool = False  # a margin note taken out of the text (`pdf_columns.margin_order`)
 
     @property
     def x1(self) -> float:

@@ -1114,3 +1114,45 @@ def test_a_line_with_its_margin_note_taken_out_keeps_the_readers_text() -> None:
     texts = [ln.text for ln in margin_order(lines)]
     assert "\\latinAlph" in texts
     assert "Representation of counter as a letter" in texts
+
+
+def _labels_beside_the_frame(c: object) -> None:
+    """The Europass CV's language grid: a frame of two header rows ("Verstehen" over
+    "Hören" and "Lesen", "Schreiben" over both rows) and a row per language, whose name
+    stands right-aligned left of the frame, in the CV's label column; the header rows
+    have a label of their own there too; a paragraph follows below."""
+    xs = [180.0, 290.0, 400.0, 510.0]
+    top, mid, head = 700.0, 685.0, 660.0
+    body = [head - 30.0 * (k + 1) for k in range(3)]
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    c.drawRightString(150, top - 12, "Selbstbeurteilung")  # type: ignore[attr-defined]
+    c.drawCentredString(290, top - 11, "Verstehen")  # type: ignore[attr-defined]
+    c.drawCentredString(455, top - 11, "Schreiben")  # type: ignore[attr-defined]
+    c.drawCentredString(235, mid - 15, "Hören")  # type: ignore[attr-defined]
+    c.drawCentredString(345, mid - 15, "Lesen")  # type: ignore[attr-defined]
+    levels = {
+        "Französisch": ("C1", "C2", "B2"),
+        "Deutsch": ("A2", "A1", "A2"),
+        "Polnisch": ("B1", "B1", "A1"),
+    }
+    for (name, cells), y in zip(levels.items(), body, strict=True):
+        c.drawRightString(150, y + 11, name)  # type: ignore[attr-defined]
+        for x, cell in zip(xs, cells, strict=False):
+            c.drawString(x + 4, y + 11, f"{cell} Sprachverwendung")  # type: ignore[attr-defined]
+    for y in (top, head, *body):
+        c.line(xs[0], y, xs[-1], y)  # type: ignore[attr-defined]
+    c.line(xs[0], mid, xs[2], mid)  # type: ignore[attr-defined]
+    for x in xs:
+        c.line(x, body[-1], x, mid if x == xs[1] else top)  # type: ignore[attr-defined]
+    c.drawString(60, body[-1] - 30, "A paragraph below the grid is prose.")  # type: ignore[attr-defined]
+
+
+def test_row_labels_beside_a_frame_are_its_first_column() -> None:
+    r = extract(_pdf(_labels_beside_the_frame), filename="cv.pdf")
+    (table,) = r.report.tables
+    heads = ("Selbstbeurteilung", "Verstehen / Hören", "Verstehen / Lesen", "Schreiben")
+    assert table.header == "| " + " | ".join(heads) + " |"
+    for name, levels in (("Französisch", "C1 C2 B2"), ("Polnisch", "B1 B1 A1")):
+        cells = " | ".join(f"{level} Sprachverwendung" for level in levels.split())
+        assert f"| {name} | {cells} |" in r.text
+    assert "Deutsch\n" not in r.text and "A paragraph below the grid is prose." in r.text

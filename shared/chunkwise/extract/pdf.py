@@ -49,6 +49,7 @@ from .pdf_entries import entry_rows
 from .pdf_fonts import fixed_pitch_fonts
 from .pdf_hyphen import Hyphenation, learn
 from .pdf_image_rules import has_rule_images, with_image_rules
+from .pdf_labels import row_labels
 from .pdf_lines import (
     CELL_GAP_EM,
     WORD_GAP_EM,
@@ -67,7 +68,7 @@ from .pdf_lines import (
 )
 from .pdf_marked import hidden_groups, names_hidden, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
-from .pdf_spans import merged_table
+from .pdf_spans import header_rows, merged_table
 from .pdf_subcolumns import split_unruled
 from .pdf_symbols import FontCache, PageSymbols
 from .tables import (
@@ -671,6 +672,30 @@ def _letter_under(
     return None
 
 
+def _with_row_labels(
+    page_words: Words,
+    texts: list[list[str | None]],
+    grid: list[list[Box | None]],
+    used: list[Box],
+    table: Any,
+) -> tuple[list[list[str | None]], list[list[Box | None]], list[float]]:
+    """The table with the row labels set beside its frame as its first column
+    (`pdf_labels`; their words leave `used`), and its column edges."""
+    edges = _x_edges(table)
+    labelled = row_labels(page_words, grid, header_rows(grid)) if texts else None
+    if labelled is None or len(labelled[0]) != len(texts):
+        return texts, grid, edges
+    words, boxes = labelled
+    used.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for part in words for w in part)
+    texts = [
+        [_words_to_lines(part) if box is not None else None, *row]
+        for part, box, row in zip(words, boxes, texts, strict=True)
+    ]
+    grid = [[box, *row] for box, row in zip(boxes, grid, strict=True)]
+    left = next(b[0] for b in boxes if b is not None)
+    return texts, grid, [left, *edges] if edges else edges
+
+
 def _read_page(
     page: Any, hidden: frozenset[int] = frozenset(), symbols: PageSymbols | None = None
 ) -> tuple[list[Line], list[Item], bool, bool]:
@@ -692,6 +717,7 @@ def _read_page(
     for table in tables:
         used: list[tuple[float, float, float, float]] = []
         extracted, grid = _without_title(*_table_cells(page_words, table, used), used)
+        extracted, grid, edges = _with_row_labels(page_words, extracted, grid, used, table)
         if extracted:
             extracted[0] = _spread_header(extracted[0])
         rows = merged_table(grid, [[_cell_text(c) for c in row] for row in extracted])
@@ -705,7 +731,7 @@ def _read_page(
         top = max(top, min(b[1] for b in grid[0] if b is not None))  # below a title
         boxes.append((x0, top, x1, bottom))
         cells.append(used)
-        frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=_x_edges(table))
+        frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=edges)
         items.append(Item(kind="table", top=top, bottom=bottom, table=frag))
 
     taken = _by_band([box for used in cells for box in used])

@@ -121,6 +121,19 @@ def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
     )
 
 
+def test_a_hyphen_after_one_letter_capitals_or_digits_is_the_words_own() -> None:
+    # An office table cell wrapped at "X-" ("Werkzeug für die X-" + "authority-Datei"):
+    # hyphenation never breaks off one letter, an abbreviation or a number.
+    assert _join_lines(["Werkzeug für die X-", "authority-Datei"], in_cell=True) == (
+        "Werkzeug für die X-authority-Datei"
+    )
+    assert _join_lines(["die Option X11-", "forwarding"]) == "die Option X11-forwarding"
+    assert _join_lines(["ein 16-", "bit Wert"]) == "ein 16-bit Wert"
+    assert _join_lines(["über USB-", "sticks"]) == "über USB-sticks"
+    assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
+    assert _join_lines(["A-", "und B-Seite"]) == "A- und B-Seite"
+
+
 def test_to_after_a_line_end_hyphen_is_a_syllable_unless_a_compound_follows() -> None:
     # debian-reference-de: "Benutzerkon-" + "to aus" is "Benutzerkonto".
     assert _join_lines(["von einem Benutzerkon-", "to aus auf Geräte"]).startswith(

@@ -120,6 +120,7 @@ _MARGIN = 0.12  # share of the page height where running headers and footers sit
 _WS = re.compile(r"\s+")
 _MAX_OCR_PIXELS = 4000
 _WORD_START = re.compile(r"[^\W_]*")
+_HYPHEN_STEM = re.compile(r"(?:^|[\s\-/(])([^\W_]+)-$")  # the word part before a line-end hyphen
 _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "bis", "and", "or"})
 # "to" keeps a suspended hyphen only before a compound ("two- to three-fold");
 # else it is a syllable: "Benutzerkon-" + "to" is "Benutzerkonto".
@@ -1044,7 +1045,8 @@ def _join_lines(
     an office document, which breaks lines only at hyphens it has; see
     pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
     "Computer-Modern-" + "Schriftfamilien"), and before a digit ("KP-" + "100"):
-    it stays, without a space. Before
+    it stays, without a space; so it does after one letter, capitals or digits
+    ("X-" + "authority-Datei", "X11-" + "forwarding"). Before
     a conjunction it is a suspended compound ("Zeilen- und Spalten"): it stays
     with its space. A soft hyphen marks where a word was broken: it goes. An
     option's dashes ("--" + "type=service") and, in a table cell (`in_cell`), a
@@ -1062,6 +1064,8 @@ def _join_lines(
             out = text
         elif out.endswith("\u00ad"):
             out = out[:-1] + text
+        elif text[:1].islower() and _unbreakable_stem(out) and not _suspended(text):
+            out = out + text
         elif hyphen and text[:1].islower() and not _suspended(text):
             if i - 1 in code_ends:  # code keeps its hyphen unless the document joins it
                 keep = hyphenation is None or not hyphenation.joined_elsewhere(out, text)
@@ -1075,6 +1079,18 @@ def _join_lines(
         else:
             out = out + " " + text
     return out
+
+
+def _unbreakable_stem(out: str) -> bool:
+    """The text ends in a hyphen after a part no hyphenation breaks off: one letter, or
+    capitals and digits only ("X-" + "authority-Datei", "X11-" + "forwarding", "16-" +
+    "bit"). Hyphenation leaves at least two letters before a break and does not split
+    abbreviations or numbers, so the hyphen is the word's own."""
+    stem = _HYPHEN_STEM.search(out)
+    if stem is None:
+        return False
+    part = stem.group(1)
+    return (len(part) == 1 and part.isalpha()) or not any(c.islower() for c in part)
 
 
 def _suspended(text: str) -> bool:

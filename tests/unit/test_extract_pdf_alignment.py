@@ -522,3 +522,21 @@ def test_margin_notes_below_a_paragraph_open_a_paragraph_of_their_own() -> None:
         " ".join(ln.text for ln in prose),
         " ".join(ln.text for ln in notes + code),
     ]
+
+
+def test_margin_notes_level_with_a_tables_head_stay_out_of_its_head_and_rows() -> None:
+    # microtype's Table 4: a caption in the margin beside the two head lines, its
+    # last line reaching down to the first row: not in a gap between blocks, it keeps
+    # its place before the block it stands beside, not between the head and the rows.
+    prose = [line(20.0 + 12 * i, (145.0, f"Prose line {i} of the page runs on")) for i in range(8)]
+    notes = [line(124.0, (34.0, "Table 4:"), mono=True), line(144.0, (34.0, "OpenType"), mono=True)]
+    notes.append(line(154.0, (34.0, "with settings"), mono=True))
+    heads = [line(124.0, (145.0, "Font family"), (300.0, "Features"))]
+    heads.append(line(144.0, (300.0, "Scripts"), (440.0, "Shapes")))
+    rows = [
+        line(162.0 + 12 * k, (145.0, f"Font {k}"), (300.0, "Latin"), (440.0, "n, it"))
+        for k in range(4)
+    ]
+    ordered = [ln.text for ln in reading_order([*prose, *notes, *heads, *rows], WIDTH)]
+    at = ordered.index("Scripts Shapes")
+    assert ordered[at + 1 :] == [row.text for row in rows]

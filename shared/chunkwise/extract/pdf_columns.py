@@ -421,34 +421,45 @@ def margin_order(lines: list[Line]) -> list[Line]:
     """The page's lines with its margin notes (left or right) taken out of the text's
     lines and put before the block of text they stand beside (a block ends at a
     vertical gap), so a note neither splits a paragraph nor runs into its sentences.
-    A note set in the gap below a block (LaTeX's \\marginpar beside a display set
-    after a table: its first notes stand level with the table's bottom rule) goes
-    with the block that follows, never between a block's lines or rows."""
+    A note set in the gap between two blocks, level with no line of text (LaTeX's
+    \\marginpar beside a display set after a table: its first notes stand in the gap
+    under the table's last row), goes with the block below, as do its next lines;
+    before the block above it stood between that block's head and its rows."""
     left, right = find_margin(lines), find_right_margin(lines)
     if left is None and right is None:
         return lines
-    blocks: list[tuple[list[Line], list[Line]]] = []  # (notes, text lines)
+    split = [(ln, *_split_notes(ln, left, right)) for ln in sorted(lines, key=lambda x: x.top)]
+    blocks: list[tuple[list[Line], list[Line]]] = [([], [])]  # (notes, text lines)
     last: Line | None = None
-    waiting: list[Line] = []  # notes below the last text line: beside what comes next
-    for ln in sorted(lines, key=lambda x: x.top):
-        notes, text = _split_notes(ln, left, right)
+    waiting: list[Line] = []  # notes in the gap below the last text line
+    into: list[Line] = []  # where the last note line went: its next line goes there too
+    for i, (_ln, notes, text) in enumerate(split):
         for note in notes:
             note.note = True
-        if text is None and last is not None and ln.top >= last.bottom:
-            waiting += notes
+        if text is None:
+            after = next((t for _l, _n, t in split[i + 1 :] if t is not None), None)
+            if not (into and notes[0].top - into[-1].bottom < 0.6 * notes[0].size):
+                gap = last is not None and _in_gap(notes[0], last, after)
+                into = waiting if gap else blocks[-1][0]
+            into.extend(notes)
             continue
-        if text is not None and (last is None or text.top - last.bottom >= 0.6 * text.size):
-            blocks.append(([], []))
-        if not blocks:
+        if last is not None and text.top - last.bottom >= 0.6 * text.size:
             blocks.append(([], []))
         blocks[-1][0].extend(waiting + notes)
+        into = blocks[-1][0] if notes or into is waiting else into
         waiting = []
-        if text is not None:
-            blocks[-1][1].append(text)
-            last = text
-    if waiting:
-        blocks[-1][0].extend(waiting)
+        blocks[-1][1].append(text)
+        last = text
+    blocks[-1][0].extend(waiting)
     return [x for notes, text in blocks for x in notes + text]
+
+
+def _in_gap(note: Line, above: Line, below: Line | None) -> bool:
+    """The note lies between two blocks: under the line above, over the line below,
+    and that line opens a block of its own."""
+    if below is None or note.top < above.bottom or note.bottom > below.top:
+        return False
+    return below.top - above.bottom >= 0.6 * below.size
 
 
 def _split_notes(

@@ -87,6 +87,28 @@ def test_actual_text_holding_tex_source_keeps_the_glyphs() -> None:
     assert "protect" not in result.text
 
 
+# microtype's manual: the backslash not escaped in the PDF string. By the standard
+# the string is "protect <"; pdfminer reads "rotect <" (it drops the letter too).
+_UNESCAPED = (
+    b"BT /F1 12 Tf 40 150 Td (a key ) Tj /Span << /ActualText (\\protect <) >> BDC (<) Tj EMC"
+    b" (name) Tj /Span << /ActualText (\\protect >) >> BDC (>) Tj EMC ( and more) Tj ET\n"
+)
+
+
+def test_actual_text_of_tex_source_with_unescaped_backslashes_keeps_the_glyphs() -> None:
+    result = extract(_pdf(_RULE + _UNESCAPED), filename="macros.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "a key <name> and more" in result.text
+    assert "rotect" not in result.text
+
+
+def test_a_page_with_actual_text_of_tex_source_is_read_by_pdfplumber() -> None:
+    # PDFium's text page would put "protect <" in place of the glyph.
+    result = extract(_pdf(_UNESCAPED, layers=False), filename="macros.pdf")
+    assert result.report.page_readers == {"pdfium": 0, "pdfplumber": 1}
+    assert "a key <name> and more" in result.text
+
+
 def test_both_readers_read_actual_text_alike() -> None:
     slow = extract(_pdf(_RULE + _LOGO), filename="logo.pdf").text
     fast_result = extract(_pdf(_LOGO, layers=False), filename="logo.pdf")

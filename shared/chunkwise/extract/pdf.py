@@ -66,7 +66,7 @@ from .pdf_lines import (
     strip_subset,
     with_accent,
 )
-from .pdf_marked import hidden_groups, names_hidden, visible_text
+from .pdf_marked import hidden_groups, names_hidden, tex_source_strings, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
 from .pdf_spans import header_rows, merged_table
 from .pdf_subcolumns import split_unruled
@@ -1515,7 +1515,9 @@ def _read_one(page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSy
 
     No vector paths = no ruled table, and PDFium reads the text ~40x faster.
     A page naming a hidden optional content group goes through pdfplumber,
-    which leaves that content out (PDFium's text page would keep it).
+    which leaves that content out (PDFium's text page would keep it), and so
+    does a page with an ActualText of TeX source (PDFium would put it in place
+    of the glyphs, which are the text).
     Where PDFium cannot map some glyphs, pdfminer reads the page too and wins
     when it leaves fewer unmapped ("(cid:NN)"): it maps more glyph names
     (TeX ligatures: "o cial" -> "official"), PDFium more math fonts. Both
@@ -1523,7 +1525,7 @@ def _read_one(page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSy
     """
     hides = bool(hidden) and names_hidden(page.page_obj.resources, hidden)
     ruled = fast_page is not None and (has_paths(fast_page) or has_rule_images(fast_page))
-    if fast_page is not None and not hides and not ruled:
+    if fast_page is not None and not hides and not ruled and not tex_source_strings(page.page_obj):
         fast_lines, unmapped = read_page_fast(fast_page, symbols)
         has_images = pdf_pdfium.has_images(fast_page)
         if unmapped:

@@ -16,7 +16,9 @@ innermost tag. Two kinds of them change what a page says:
   glyphs, "pdfTeX" came out "pdfTEX" and "XeTeX" "X E TEX". PDFium's text page
   already reads it, so both page readers now agree. An ActualText holding
   TeX source (`\\protect <`: a macro that was not expanded when the PDF was
-  written) is the document's own slip and not text: its glyphs are kept.
+  written) is the document's own slip and not text: its glyphs are kept, also
+  where the writer left the backslash unescaped (microtype's manual), and such a
+  page goes to pdfplumber (PDFium's text page would read the ActualText).
 
 A page that names a hidden group or holds an ActualText gets its layout from
 this module's device (pdfplumber's own, with these two rules added), in the
@@ -27,12 +29,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from io import BytesIO
 from typing import Any
 
 from pdfminer.layout import LTChar, LTContainer
 from pdfminer.pdfinterp import PDFPageInterpreter
 from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
-from pdfminer.psparser import PSLiteral
+from pdfminer.psparser import PSBaseParser, PSLiteral
 from pdfminer.utils import decode_text
 from pdfplumber.page import PDFPageAggregatorWithMarkedContent
 
@@ -122,9 +125,43 @@ def has_actual_text(page_obj: Any) -> bool:
     return False
 
 
-def _actual_text(props: dict[str, Any]) -> str | None:
+def tex_source_strings(page_obj: Any) -> frozenset[bytes]:
+    """The ActualText strings of the page's own content written as TeX source with
+    its backslashes unescaped, as pdfminer reads them.
+
+    In a PDF string a backslash before a letter other than n, r, t, b, f is no
+    escape (the standard drops the backslash); pdfminer drops the letter too, so
+    microtype's `(\\protect <)` reaches the device as "rotect <" and no longer looks
+    like TeX source. A backslash and two letters or more here is a control word.
+    """
+    found: set[bytes] = set()
+    streams = page_obj.contents if isinstance(page_obj.contents, list) else []
+    for stream in map(resolve1, streams):
+        if not isinstance(stream, PDFStream):
+            continue
+        for literal in _ACTUAL_LITERAL.finditer(stream.get_data()):
+            if _holds_control_word(literal.group(1)):
+                string = b"(" + literal.group(1) + b")"
+                token = PSBaseParser(BytesIO(string)).nexttoken()[1]
+                if isinstance(token, bytes):
+                    found.add(token)
+    return frozenset(found)
+
+
+_ACTUAL_LITERAL = re.compile(rb"/ActualText\s*\(((?:\\.|[^\\()])*)\)", re.S)
+_ESCAPE = re.compile(rb"\\(.)", re.S)
+
+
+def _holds_control_word(literal: bytes) -> bool:
+    return any(
+        m.group(1).isalpha() and literal[m.end() : m.end() + 1].isalpha()
+        for m in _ESCAPE.finditer(literal)
+    )
+
+
+def _actual_text(props: dict[str, Any], tex_source: frozenset[bytes]) -> str | None:
     raw = resolve1(props.get("ActualText"))
-    if not isinstance(raw, bytes):
+    if not isinstance(raw, bytes) or raw in tex_source:
         return None
     text = decode_text(raw)
     return None if _TEX_SOURCE.search(text) else text
@@ -212,10 +249,12 @@ class _MarkingInterpreter(PDFPageInterpreter):
     """Tells the device, per marked-content sequence, what it hides or replaces."""
 
     hidden_groups: frozenset[int] = frozenset()
+    tex_source: frozenset[bytes] = frozenset()  # ActualTexts that are TeX source (as read)
 
     def dup(self) -> PDFPageInterpreter:
         copy = self.__class__(self.rsrcmgr, self.device)
         copy.hidden_groups = self.hidden_groups
+        copy.tex_source = self.tex_source
         return copy
 
     def do_BDC(self, tag: Any, props: Any) -> None:  # noqa: N802 (pdfminer's operator name)
@@ -226,7 +265,7 @@ class _MarkingInterpreter(PDFPageInterpreter):
         value = resolve1(props)
         mark = _Mark(hides=is_oc and _is_hidden(props, self.hidden_groups))
         if isinstance(value, dict):
-            mark.actual = _actual_text(value)
+            mark.actual = _actual_text(value, self.tex_source)
         if isinstance(self.device, _Device) and isinstance(tag, PSLiteral):
             self.device.pending = mark  # (pdfminer opens no sequence for another tag)
         super().do_BDC(tag, value)
@@ -259,6 +298,7 @@ def visible_text(page: Any, hidden: frozenset[int]) -> Any:
     device = _Device(rsrcmgr, int(page.page_number), page.pdf.laparams)
     interpreter = _MarkingInterpreter(rsrcmgr, device)
     interpreter.hidden_groups = hidden
+    interpreter.tex_source = tex_source_strings(page.page_obj)
     interpreter.process_page(page.page_obj)
     page._layout = device.get_result()
     return page

@@ -42,6 +42,7 @@ from chunkwise.chunking.chunk import chunk_text
 from chunkwise.evaluation.baselines import fixed_size_spans
 
 from . import fetch
+from .actualtext import tex_source_pages
 from .glyphs import symbol_pages
 from .metrics import (
     Reference,
@@ -54,6 +55,7 @@ from .metrics import (
     reference_words,
     table_fact,
     table_fact_strict,
+    without_tex_source,
     word_integrity,
     words_corrected,
 )
@@ -131,10 +133,12 @@ def pdftotext_raw(path: Path) -> str:
 
 @lru_cache(maxsize=4)
 def references(path: Path) -> tuple[Reference, Reference]:
-    """pdftotext's reference as it is, and with its letters for TeX's math symbols corrected
-    (once per document: every tool is scored against the same two)."""
+    """pdftotext's reference as it is, and with its letters for TeX's math symbols and its
+    ActualTexts of TeX source corrected (once per document: every tool is scored against
+    the same two)."""
     raw = pdftotext_raw(path)
-    corrected = fold_ligatures(corrected_reference_text(raw, symbol_pages(path)))
+    plain = without_tex_source(raw, tex_source_pages(path))
+    corrected = fold_ligatures(corrected_reference_text(plain, symbol_pages(path)))
     return reference_words(raw), reference_words(corrected)
 
 
@@ -357,9 +361,11 @@ INTEGRITY_NOTE = (
     "words in the tool's output. The corrected reference is pdftotext's text with the letters",
     'it writes for TeX\'s math symbols (cmsy\'s angle brackets as h and i: "⟨neu⟩" -> "hneui")',
     "put back as symbols, only where pdfminer's glyphs of the same page, named by the font",
-    "program, have the symbol at that place; `reference words corrected` counts the words",
-    "that changed. For the corrected figure both sides have presentation-form ligatures",
-    '("ﬁ", U+FB00-U+FB06) written as letters. Both are computed over the whole document.',
+    "program, have the symbol at that place, and with an ActualText of TeX source, which",
+    'pdftotext prints for the glyphs it marks ("protect <" for "⟨"), without its control words;',
+    "`reference words corrected` counts the words that changed. For the corrected figure",
+    'both sides have presentation-form ligatures ("ﬁ", U+FB00-U+FB06) written as letters.',
+    "Both are computed over the whole document.",
 )
 
 

@@ -38,6 +38,10 @@ page (pdfminer's glyphs, the symbol named by the font program) has that symbol
 at the same place: the two pages' letters aligned, and only in one-for-one
 replacements (a symbol for a letter). Nothing else of the
 reference changes, and which words the tool's output has plays no part.
+The corrected reference also has an ActualText written as TeX source, which
+pdftotext prints in place of the glyphs it marks ("protect <" over a "⟨",
+see actualtext.py), without its control words: the words of the page stay,
+the names of TeX macros go.
 For the corrected figure both sides also have their presentation-form
 ligatures (U+FB00-U+FB06, "ﬁ") written as letters: pdftotext keeps them as one
 character on some tool chains' PDFs (Distiller, LuaTeX), so "modiﬁed" and
@@ -262,6 +266,20 @@ def corrected_reference_text(pdftotext_raw: str, other_pages: Sequence[str]) -> 
         if fixes:
             pages[n] = "".join(fixes.get(i, c) for i, c in enumerate(pages[n]))
     return "\f".join(pages)
+
+
+def without_tex_source(pdftotext_raw: str, pages: Sequence[Sequence[tuple[str, str]]]) -> str:
+    """pdftotext's text with each page's ActualTexts of TeX source (as printed, as meant;
+    actualtext.py) put back as meant, one occurrence each, in the page's order."""
+    texts = pdftotext_raw.split("\f")
+    for n, sources in enumerate(pages[: len(texts)]):
+        at = 0
+        for printed, meant in sources:
+            found = texts[n].find(printed, at)
+            if found >= 0:
+                texts[n] = texts[n][:found] + meant + texts[n][found + len(printed) :]
+                at = found + len(meant)
+    return "\f".join(texts)
 
 
 _LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}

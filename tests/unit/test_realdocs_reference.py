@@ -1,5 +1,7 @@
 """The word-integrity reference is corrected only where a second reader shows a symbol."""
 
+from pathlib import Path
+
 from bench.realdocs.metrics import (
     corrected_reference_text,
     fold_ligatures,
@@ -8,6 +10,8 @@ from bench.realdocs.metrics import (
     word_integrity,
     words_corrected,
 )
+
+from tests.raw_pdf import pdf_from_objects
 
 # pdftotext -raw of a line of dhua.pdf p4, and pdfminer's glyphs of it (no spaces,
 # "ﬁ" kept as a ligature, the cmsy angle brackets named by the font program).
@@ -101,3 +105,63 @@ def test_names_in_differences_count_as_the_fonts_names() -> None:
     encoding = {"Differences": [104, LIT("angbracketleft"), LIT("angbracketright"), 32, LIT("a")]}
     assert differences_names(encoding) == {104: "angbracketleft", 105: "angbracketright", 32: "a"}
     assert differences_names(LIT("WinAnsiEncoding")) == {}
+
+
+# microtype.pdf p5: ActualText written as TeX with the backslash not escaped, over
+# cmsy's angle brackets; pdftotext prints the string as the PDF standard reads it.
+PRINTED_LINE = "true, false, protect <font set nameprotect > * true\n"
+MEANT_LINE = "true, false, <font set name> * true\n"
+
+
+def test_tex_source_in_actual_text_is_read_as_printed_and_as_meant() -> None:
+    from bench.realdocs.actualtext import as_meant, as_printed, is_tex_source
+
+    assert is_tex_source(b"\\protect <") and is_tex_source(b"\\\\protect >")
+    assert not is_tex_source(b"TeX") and not is_tex_source(b"a\\(b\\)\\n")
+    assert as_printed(b"\\protect <") == "protect <"
+    assert as_printed(b"a\\(b\\)\\101") == "a(b)A"
+    assert as_meant(b"\\protect <") == "<"
+    long = b"\\protect <font\\protect \\unhbox \\voidb@x \\protect \\penalty \\@M \\ {}"
+    long += b"name\\protect >"
+    assert as_meant(long) == "<font name>"
+
+
+def test_actual_text_of_tex_source_leaves_the_corrected_reference() -> None:
+    from bench.realdocs.metrics import without_tex_source
+
+    sources = [("protect <", "<"), ("protect >", ">")]
+    fixed = without_tex_source(PRINTED_LINE + "\f" + PRINTED_LINE, [sources, []])
+    assert fixed == MEANT_LINE + "\f" + PRINTED_LINE  # only the page that has them
+    before, after = reference_words(PRINTED_LINE), reference_words(MEANT_LINE)
+    tool = "true, false, \u27e8font set name\u27e9 * true"
+    assert word_integrity(before, tool) < 1.0  # "protect", "nameprotect" are not on the page
+    assert word_integrity(after, tool) == 1.0
+    assert words_corrected(before, after) == 2
+
+
+def test_tex_source_is_put_back_once_per_occurrence_in_order() -> None:
+    from bench.realdocs.metrics import without_tex_source
+
+    page = "protect <aprotect > and protect <bprotect > and protect <c"
+    sources = [("protect <", "<"), ("protect >", ">"), ("protect <", "<")]
+    assert without_tex_source(page, [sources]) == "<a> and <bprotect > and protect <c"
+
+
+def test_the_pages_actual_texts_of_tex_source_are_found_in_their_content(tmp_path: Path) -> None:
+    from bench.realdocs.actualtext import tex_source_pages
+
+    stream = (
+        b"BT /F1 12 Tf 40 150 Td /Span << /ActualText (TeX) >> BDC (TEX) Tj EMC"
+        b" /Span << /ActualText (\\protect <) >> BDC (h) Tj EMC (name) Tj ET"
+    )
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200]"
+        b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+    ]
+    path = tmp_path / "macros.pdf"
+    path.write_bytes(pdf_from_objects(objects))
+    assert tex_source_pages(path) == [[("protect <", "<")]]

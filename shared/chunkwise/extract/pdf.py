@@ -55,6 +55,7 @@ from .pdf_lines import (
     WORD_GAP_EM,
     Glyph,
     Line,
+    Segment,
     accent_over,
     can_take_accent,
     is_bold_font,
@@ -758,18 +759,83 @@ def _text_lines(text_page: Any) -> list[Line]:
     """The page's text lines: pdfplumber's, split where it chained two rows
     (`_stacked_rows`) and joined where it split one row (`_same_baseline`)."""
     rows: list[tuple[list[dict[str, Any]], str | None]] = []
+    turned: list[tuple[list[dict[str, Any]], str]] = []
     for raw in text_page.extract_text_lines(
-        return_chars=True, strip=True, x_tolerance_ratio=WORD_GAP_EM
+        return_chars=True,
+        strip=True,
+        x_tolerance_ratio=WORD_GAP_EM,
+        char_dir_rotated=_rotated_direction(text_page.chars),
     ):
         text = _WS.sub(" ", str(raw.get("text", ""))).strip()
         if not text:
+            continue
+        if not any(c.get("upright", True) for c in raw.get("chars", [])):
+            turned.append((list(raw["chars"]), text))  # a line of turned text
             continue
         stacked = _stacked_rows(list(raw.get("chars", [])))
         if len(stacked) == 1:
             rows.append((stacked[0], text))
         else:
             rows += [(row, None) for row in stacked]
-    return [_line_of(chars, text) for chars, text in _same_baseline(rows)]
+    lines = [_line_of(chars, text) for chars, text in _same_baseline(rows)]
+    return _with_turned(lines, turned) if turned else lines
+
+
+def _with_turned(lines: list[Line], turned: list[tuple[list[dict[str, Any]], str]]) -> list[Line]:
+    """The page's lines with its turned text put in, each block of turned lines side
+    by side (a table's rotated column heads) as one line: the lines read left to
+    right, each one word of it, placed where the block's highest glyph is."""
+    turned.sort(key=lambda row: min(float(c["top"]) for c in row[0]))
+    blocks: list[list[tuple[list[dict[str, Any]], str]]] = []
+    bottom = -1.0
+    for chars, text in turned:
+        if not blocks or min(float(c["top"]) for c in chars) > bottom:
+            blocks.append([])  # below the block so far: a block of its own
+        blocks[-1].append((chars, text))
+        bottom = max(bottom, max(float(c["bottom"]) for c in chars))
+    keyed = [(ln.top, ln.x0, ln) for ln in lines]
+    keyed += [(ln.top, ln.x0, ln) for ln in map(_turned_line, blocks)]
+    return [ln for _, _, ln in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
+def _turned_line(block: list[tuple[list[dict[str, Any]], str]]) -> Line:
+    """One line of turned text lines: each is a segment of its own (a column's head),
+    made of one glyph as wide as the line is drawn."""
+    segments = []
+    for chars, text in block:
+        first = _glyphs(chars[:1])[0]
+        x0, x1 = min(float(c["x0"]) for c in chars), max(float(c["x1"]) for c in chars)
+        glyph = replace(first, x0=x0, x1=x1, text=text)
+        font = (glyph.mono, glyph.size, glyph.bold, glyph.font)
+        segments.append(Segment(x0, x1, text, *font, glyphs=(glyph,)))
+    segments.sort(key=lambda seg: seg.x0)
+    every = [c for chars, _ in block for c in chars]
+    size = _line_size(every)
+    return Line(
+        text=" ".join(seg.text for seg in segments),
+        top=min(float(c["top"]) for c in every),
+        bottom=max(float(c["bottom"]) for c in every),
+        x0=segments[0].x0,
+        size=size,
+        bold=_line_bold(every),
+        font=_line_font(every),
+        segments=segments,
+    )
+
+
+def _rotated_direction(chars: list[dict[str, Any]]) -> str:
+    """How the page's turned glyphs read: upwards ("btt", text turned a quarter to
+    the left, as rotated column heads of tables are set) or downwards ("ttb")."""
+    up = down = 0
+    for c in chars:
+        matrix = c.get("matrix")
+        if c.get("upright", True) or not matrix or len(matrix) < 4:
+            continue
+        if float(matrix[1]) > 0:
+            up += 1
+        elif float(matrix[1]) < 0:
+            down += 1
+    return "btt" if up > down else "ttb"
 
 
 def _same_baseline(

@@ -380,6 +380,44 @@ DOCUMENTS = (
         "de",
         "LibreOffice Writer 7.4.7",
     ),
+    # Dev-pool documents added to check that the rules generalise (labelled
+    # from the rendered pages before chunkwise ran on them): a booktabs table
+    # with a two-row header beside its ruled twin, a table set beside its
+    # source code, decimal-aligned columns, a Distiller-made manual with
+    # ruled floats (en); a Ghostscript-made manual with a two-row-header
+    # ruled table and command names in the margin, an older pdfTeX manual
+    # with margin labels and quoted blocks, and a long option manual (de).
+    Document(
+        "booktabs", "usr/share/doc/texlive-doc/latex/booktabs/booktabs.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document("hhline", "usr/share/doc/texlive-doc/latex/tools/hhline.pdf", "en", "LaTeX (pdfTeX)"),
+    Document(
+        "dcolumn", "usr/share/doc/texlive-doc/latex/tools/dcolumn.pdf", "en", "LaTeX (pdfTeX)"
+    ),
+    Document(
+        "float",
+        "usr/share/doc/texlive-doc/latex/float/float.pdf",
+        "en",
+        "LaTeX (dvips, Acrobat Distiller)",
+    ),
+    Document(
+        "chemsym-de",
+        "usr/share/doc/texlive-doc/latex/translation-chemsym-de/chemsym-de.pdf",
+        "de",
+        "LaTeX (dvips, Ghostscript)",
+    ),
+    Document(
+        "filecontents-de",
+        "usr/share/doc/texlive-doc/latex/translation-filecontents-de/filecontents-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
+    Document(
+        "geometry-de",
+        "usr/share/doc/texlive-doc/latex/geometry/geometry-de.pdf",
+        "de",
+        "LaTeX (pdfTeX)",
+    ),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
     # Fifth independent set, German: a Sphinx manual (small ruled tables with an

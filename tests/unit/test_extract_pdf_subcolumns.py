@@ -75,3 +75,23 @@ def test_a_phrase_in_a_cell_is_not_split_into_columns() -> None:
     words = [word(5, 40, 1), word(80, 120, 1), word(5, 30, 11), word(85, 150, 21)]
     split = split_unruled(grid, words)  # type: ignore[arg-type]
     assert [len(row) for row in split] == [2, 2, 2]
+
+
+def test_a_double_rule_s_blank_sliver_does_not_keep_a_column_whole() -> None:
+    # hhline's example (`||cc||c|c||`, double rules above and below): the gap
+    # between the two rules of a double rule is a row 4 pt high spanning the
+    # frame; the rows under it, each "a b" with no rule between, stayed one column.
+    from chunkwise.extract.pdf_subcolumns import split_unruled
+
+    def word(x0: float, x1: float, top: float) -> dict[str, object]:
+        return {"x0": x0, "x1": x1, "top": top, "bottom": top + 8}
+
+    sliver: tuple[float, float, float, float] = (0.0, 0.0, 120.0, 4.0)
+    rows = [(0.0, t, 60.0, t + 12) for t in (4.0, 16.0, 28.0)]
+    grid = [[sliver, None], *([box, (60.0, box[1], 120.0, box[3])] for box in rows)]
+    grid.append([(0.0, 40.0, 120.0, 44.0), None])
+    words = [word(x, x + 5, t + 2) for t in (4.0, 16.0, 28.0) for x in (8.0, 30.0, 70.0)]
+    split = split_unruled(grid, words)  # type: ignore[arg-type]
+    assert [len(row) for row in split] == [3, 3, 3, 3, 3]
+    assert split[1][:2] == [(0.0, 4.0, 21.5, 16.0), (21.5, 4.0, 60.0, 16.0)]
+

@@ -17,6 +17,7 @@ Box = tuple[float, float, float, float]
 Words = list[dict[str, Any]]
 
 MIN_STRIP = 10.0  # points: TeX puts \tabcolsep (6 pt) on both sides; less for rounding
+_SLIVER = 6.0  # points: thinner than any line of text
 _MIN_ROWS = 3  # rows with words: fewer tell no column apart from a phrase's spaces
 
 
@@ -58,16 +59,30 @@ def split_unruled(grid: list[list[Box | None]], words: Words) -> list[list[Box |
     out: list[list[Box | None]] = [[] for _ in grid]
     for c in range(width):
         column = [row[c] for row in grid]
-        first = column[0]
+        kept = [b for b in column if b is not None and not _blank_sliver(b, words)]
+        first = kept[0] if kept else None
         regular = first is not None and all(
-            b is not None and abs(b[0] - first[0]) <= 1 and abs(b[2] - first[2]) <= 1
+            b is not None
+            and (
+                _blank_sliver(b, words) or (abs(b[0] - first[0]) <= 1 and abs(b[2] - first[2]) <= 1)
+            )
             for b in column
         )
-        cuts = _column_cuts([b for b in column if b is not None], words) if regular else []
+        cuts = _column_cuts(kept, words) if regular else []
         for r, box in enumerate(column):
             if box is None or not cuts:
                 out[r].append(box)
                 continue
-            xs = [box[0], *cuts, box[2]]
+            inner = [x for x in cuts if box[0] < x < box[2]]  # a sliver may be narrower
+            xs = [box[0], *inner, box[2]]
             out[r].extend((a, box[1], b, box[3]) for a, b in pairwise(xs))
+            out[r].extend([None] * (len(cuts) - len(inner)))
     return out
+
+
+def _blank_sliver(box: Box, words: Words) -> bool:
+    """A row thinner than a line of text with no words: the gap between the two
+    rules of a double rule (`\\hline\\hline`, hhline's "=="), which may span
+    the whole frame where the rows below are split into columns. It neither
+    decides whether the column is one width in every row nor holds a head."""
+    return box[3] - box[1] <= _SLIVER and not any(_in_box(w, box) for w in words)

@@ -95,3 +95,53 @@ def test_a_double_rule_s_blank_sliver_does_not_keep_a_column_whole() -> None:
     assert [len(row) for row in split] == [3, 3, 3, 3, 3]
     assert split[1][:2] == [(0.0, 4.0, 21.5, 16.0), (21.5, 4.0, 60.0, 16.0)]
 
+
+def _partly_ruled(c: object) -> None:
+    """Rows ruled apart in the first two columns only (hhline's `~`: no rule under the
+    third column)."""
+    c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
+    rows = [("key", "name", "unit"), ("k1", "first", "mm"), ("k2", "second", "kg")]
+    rows += [("k3", "third", "s")]
+    top = 700.0
+    for r, row in enumerate(rows):
+        for x, text in zip((106.0, 206.0, 306.0), row, strict=True):
+            c.drawString(x, top - 11 - 14 * r, text)  # type: ignore[attr-defined]
+    bottom = top - 14 * len(rows)
+    for y in (top, top - 14, bottom):
+        c.line(100, y, 400, y)  # type: ignore[attr-defined]
+    for r in range(2, len(rows)):
+        c.line(100, top - 14 * r, 300, top - 14 * r)  # type: ignore[attr-defined]
+    for x in (100, 200, 300, 400):
+        c.line(x, top, x, bottom)  # type: ignore[attr-defined]
+
+
+def test_a_column_without_rules_between_rows_keeps_one_line_per_row() -> None:
+    buf = io.BytesIO()
+    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
+    _partly_ruled(canvas)
+    canvas.showPage()
+    canvas.save()
+    text = extract(buf.getvalue(), filename="partly.pdf").text
+    assert "| key | name | unit |" in text
+    assert "| k1 | first | mm |" in text
+    assert "| k2 | second | kg |" in text
+    assert "| k3 | third | s |" in text
+
+
+def test_a_tall_row_with_a_cell_ruled_in_two_stays_one_row() -> None:
+    # An office PDF's row "mbr": a rule inside one cell ("MBR by Neil" over
+    # "Turton") parts the grid row in two; the row label spans both parts, so
+    # "Not" over "supported" beside it is one cell of one row, not two rows.
+    from chunkwise.extract.pdf_spans import split_aligned_spans
+
+    def word(x0: float, top: float) -> dict[str, object]:
+        return {"x0": x0, "x1": x0 + 20, "top": top, "bottom": top + 10}
+
+    grid: list[list[tuple[float, float, float, float] | None]] = [
+        [(0.0, 0.0, 50.0, 40.0), (50.0, 0.0, 100.0, 40.0), (100.0, 0.0, 150.0, 20.0)],
+        [None, None, (100.0, 20.0, 150.0, 40.0)],
+    ]
+    words = [word(5, 10), word(55, 8), word(55, 22), word(105, 8), word(105, 22)]
+    before = [list(row) for row in grid]
+    split_aligned_spans(grid, words)  # type: ignore[arg-type]
+    assert grid == before

@@ -69,7 +69,7 @@ from .pdf_lines import (
 )
 from .pdf_marked import hidden_groups, names_hidden, tex_source_strings, visible_text
 from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
-from .pdf_spans import header_rows, merged_table
+from .pdf_spans import header_rows, merged_table, split_aligned_spans
 from .pdf_subcolumns import split_unruled
 from .pdf_symbols import FontCache, PageSymbols
 from .tables import (
@@ -362,6 +362,7 @@ def _table_cells(
     if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
         grid = _edge_grid(grid, edges)
     grid = split_unruled([_unshaded_row(row, edges, words) for row in grid], words)
+    split_aligned_spans(grid, words)
     out: list[list[str | None]] = []
     boxes: list[list[Box | None]] = []
     for row in grid:

@@ -18,10 +18,13 @@ what DOCX and HTML tables get (samdocs/extraction.md, DOCX details):
 
 from __future__ import annotations
 
+from typing import Any
+
 from .tables import combine_header_rows
 
 Box = tuple[float, float, float, float]
 _SLACK = 1.0  # points
+_LINE_SLACK = 2.0  # points: tops of one text line
 
 
 def _column_starts(grid: list[list[Box | None]]) -> list[float | None]:
@@ -96,3 +99,69 @@ def merged_table(grid: list[list[Box | None]], texts: list[list[str]]) -> list[l
     if n == 1:
         return filled
     return [combine_header_rows(filled[:n]), *filled[n:]]
+
+
+def _middle(word: dict[str, Any]) -> float:
+    return (float(word["top"]) + float(word["bottom"])) / 2
+
+
+def _row_span(row: list[Box | None], skip: int) -> tuple[float, float] | None:
+    """The row's top and bottom by its cells other than column `skip`."""
+    boxes = [b for k, b in enumerate(row) if b is not None and k != skip]
+    # The lowest top and the highest bottom: another cell beside may span rows too.
+    return (max(b[1] for b in boxes), min(b[3] for b in boxes)) if boxes else None
+
+
+def _inside(word: dict[str, Any], box: Box) -> bool:
+    return box[0] - 1 <= float(word["x0"]) < box[2] - 1 and box[1] <= _middle(word) < box[3]
+
+
+def _line_tops(words: list[dict[str, Any]]) -> list[float]:
+    tops: list[float] = []
+    for w in sorted(words, key=lambda w: float(w["top"])):
+        if not tops or float(w["top"]) - tops[-1] > _LINE_SLACK:
+            tops.append(float(w["top"]))
+    return tops
+
+
+def _aligned_spans(
+    grid: list[list[Box | None]], r: int, c: int, words: list[dict[str, Any]]
+) -> list[tuple[int, float, float]] | None:
+    """The rows (index, top, bottom) a cell spanning rows breaks into, one text line in
+    each row whose label cell (first column) has text of its own; None if it is a
+    merged cell (one label, a row label, or lines that do not keep to the rows)."""
+    box = grid[r][c]
+    if box is None or c == 0:  # a row label over several rows is a merged cell
+        return None
+    tops = _line_tops([w for w in words if _inside(w, box)])
+    spans: list[tuple[int, float, float]] = []
+    for k in range(r, len(grid)):
+        span = _row_span(grid[k], c)
+        if span is None or span[0] < box[1] - _SLACK or span[1] > box[3] + _SLACK:
+            if k == r:
+                return None
+            break
+        if k > r and grid[k][c] is not None:
+            break
+        label = grid[k][0]  # the row's own label cell says it is a row
+        if label is not None and any(_inside(w, label) for w in words):
+            spans.append((k, *span))
+    if len(tops) < 2 or len(tops) != len(spans) or spans[0][0] != r:
+        return None
+    if any(not top_ <= t < bottom for t, (_k, top_, bottom) in zip(tops, spans, strict=True)):
+        return None
+    return spans
+
+
+def split_aligned_spans(grid: list[list[Box | None]], words: list[dict[str, Any]]) -> None:
+    """Cells that pdfplumber merged over rows only because no rule parts them (hhline's
+    `~`: no rule under a column), split in place into one cell per row: the cell holds
+    one line of text in each row that has text in its other columns, on that row's
+    line. A merged cell (one label over several rows, or a paragraph) stays whole."""
+    for r, row in enumerate(grid):
+        for c, box in enumerate(row):
+            if box is None or len(grid) - r < 2:
+                continue
+            spans = _aligned_spans(grid, r, c, words)
+            for k, top, bottom in spans or []:
+                grid[k][c] = (box[0], top, box[2], bottom)

@@ -36,6 +36,10 @@ PACKAGES = {
     "developers-reference-de": "12.18",
     "maint-guide": "1.2.53",
     "maint-guide-de": "1.2.53",
+    # Two more tool chains for development: Texinfo (plain TeX with texinfo.tex,
+    # the R manuals) and groff -> Ghostscript (bash's manual page).
+    "r-doc-pdf": "4.2.2.20221110-2",
+    "bash-doc": "5.2.15-2",
 }
 
 

@@ -906,7 +906,7 @@ def _glyph(
 def test_marks_and_a_tall_glyph_on_the_baseline_join_the_line_below() -> None:
     # l2tabu's row "12 2": a footnote mark (7 pt, raised 4 pt) and the "2" of "LaTeX 2e"
     # in a math font whose glyph box starts 4 pt above the line's, on its baseline.
-    from chunkwise.extract.pdf import _same_baseline
+    from chunkwise.extract.pdf_rows import _same_baseline
 
     above = [_glyph(72 + 5.5 * i, ch, 595.6, 11) for i, ch in enumerate("Die alten unterstüt-")]
     line = [_glyph(72 + 5.5 * i, ch, 609.6, 11) for i, ch in enumerate("zen nicht die Schrift")]

@@ -245,6 +245,9 @@ def join_baselines(lines: list[Line]) -> list[Line]:
     two columns on one baseline stays apart. And only where both pieces start
     where other rows of the page have a cell (the table's columns): an example
     set beside its source code (bibleref-german) stays two texts.
+    `pdf_rows._same_baseline` does not do this: it joins only pieces inline with
+    their row (no wider apart than a segment gap), and the cells of a table row
+    stand a column gap apart.
     """
     starts = [s.x0 for ln in lines if len(ln.segments) >= 2 for s in ln.segments]
     out: list[Line] = []

@@ -1,8 +1,9 @@
 """Two-column reading order, whitespace-aligned / booktabs tables and stitching (pure, no PDF)."""
 
 from chunkwise.extract.model import DocFormat, ExtractionReport
-from chunkwise.extract.pdf import Item, PageContent, _stitch
+from chunkwise.extract.pdf import _stitch
 from chunkwise.extract.pdf_aligned import find_aligned_tables
+from chunkwise.extract.pdf_blocks import Item, PageContent
 from chunkwise.extract.pdf_columns import reading_order
 from chunkwise.extract.pdf_lines import Glyph, Line, Segment, segments_of
 from chunkwise.extract.tables import TableFragment
@@ -199,7 +200,7 @@ def test_p_columns_join_their_wrapped_lines_and_one_word_rows_stay_rows() -> Non
 
 
 def test_a_table_between_two_captions_takes_the_one_on_the_documents_side() -> None:
-    from chunkwise.extract.pdf import _attach_captions, captions_below
+    from chunkwise.extract.pdf_blocks import attach_captions, captions_below
 
     def para(text: str, top: float) -> Item:
         return Item("para", top, top + 10, text=text)
@@ -219,7 +220,7 @@ def test_a_table_between_two_captions_takes_the_one_on_the_documents_side() -> N
     ]
     below = captions_below([items])
     assert below
-    _attach_captions(items, below)
+    attach_captions(items, below)
     assert first.table is not None and second.table is not None
     assert first.table.caption.startswith("Table 3")
     assert second.table.caption.startswith("Table 5")
@@ -512,12 +513,12 @@ def test_margin_notes_set_below_a_booktabs_table_go_with_the_display_after_it() 
 def test_margin_notes_below_a_paragraph_open_a_paragraph_of_their_own() -> None:
     # fancyhdr p4: the notes of a display start in the gap under the paragraph above
     # it, closer than a paragraph gap; they must not run on that paragraph's sentence.
-    from chunkwise.extract.pdf import _group
+    from chunkwise.extract.pdf_blocks import group
 
     prose = [line(60.0 + 12 * i, (145.0, f"Prose line {i} of the page runs on")) for i in range(10)]
     notes = [line(182.0 + 12 * k, (87.0, f"\\cmd{k}"), mono=True) for k in range(3)]
     code = [line(200.0 + 12 * k, (150.0, f"\\cmd{k}[{{field}}]"), mono=True) for k in range(3)]
-    items = _group(reading_order([*prose, *notes, *code], WIDTH), 10.0, [])
+    items = group(reading_order([*prose, *notes, *code], WIDTH), 10.0, [])
     assert [it.text for it in items] == [
         " ".join(ln.text for ln in prose),
         " ".join(ln.text for ln in notes + code),

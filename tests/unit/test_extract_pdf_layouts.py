@@ -54,13 +54,8 @@ def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
 
 # --- pure helpers of the PDF reader (no PDF needed) ---------------------------
 
-from chunkwise.extract.pdf import (  # noqa: E402
-    Line,
-    _drop_unmapped_glyphs,
-    _join_lines,
-    _running_keys,
-    _strip_running,
-)
+from chunkwise.extract.pdf import Line, _drop_unmapped_glyphs  # noqa: E402
+from chunkwise.extract.pdf_blocks import join_lines, running_keys, strip_running  # noqa: E402
 
 HEIGHT = 842.0
 
@@ -79,9 +74,9 @@ def test_running_footer_is_removed_whichever_reader_spaced_its_dot_leaders() -> 
         (HEIGHT, [_line("longtable.sty", 30 + i), _line(bodies[i], 400), _line(f, 800 + i)])
         for i, f in enumerate(footers)
     ]
-    keys = _running_keys(pages)
+    keys = running_keys(pages)
     for height, lines in pages:
-        kept, removed = _strip_running(lines, keys, height)
+        kept, removed = strip_running(lines, keys, height)
         assert [ln.text for ln in kept] == [lines[1].text]
         assert removed == 2
 
@@ -93,8 +88,8 @@ def test_roman_page_numbers_of_front_matter_are_masked_too() -> None:
             ("i", "ii", "iii", "iv"), ("Preface", "Contents", "Tables", "Notes"), strict=True
         )
     ]
-    keys = _running_keys(pages)
-    assert all(_strip_running(lines, keys, h)[1] == 1 for h, lines in pages)
+    keys = running_keys(pages)
+    assert all(strip_running(lines, keys, h)[1] == 1 for h, lines in pages)
 
 
 def test_unmapped_glyph_codes_are_dropped_and_counted_a_leading_one_stays_a_bullet() -> None:
@@ -111,12 +106,12 @@ def test_an_unmapped_visible_space_still_parts_two_words() -> None:
 
 
 def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
-    assert _join_lines(["Tabellen\u00ad", "einträge"]) == "Tabelleneinträge"
-    assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
-    assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
-    assert _join_lines(["per E-", "Mail"]) == "per E-Mail"
+    assert join_lines(["Tabellen\u00ad", "einträge"]) == "Tabelleneinträge"
+    assert join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
+    assert join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
+    assert join_lines(["per E-", "Mail"]) == "per E-Mail"
     assert (
-        _join_lines(["die Computer-Modern-", "Schriftfamilien"])
+        join_lines(["die Computer-Modern-", "Schriftfamilien"])
         == "die Computer-Modern-Schriftfamilien"
     )
 
@@ -124,28 +119,28 @@ def test_soft_hyphen_at_a_line_end_joins_the_word_real_hyphens_stay() -> None:
 def test_a_hyphen_after_one_letter_capitals_or_digits_is_the_words_own() -> None:
     # An office table cell wrapped at "X-" ("Werkzeug für die X-" + "authority-Datei"):
     # hyphenation never breaks off one letter, an abbreviation or a number.
-    assert _join_lines(["Werkzeug für die X-", "authority-Datei"], in_cell=True) == (
+    assert join_lines(["Werkzeug für die X-", "authority-Datei"], in_cell=True) == (
         "Werkzeug für die X-authority-Datei"
     )
-    assert _join_lines(["die Option X11-", "forwarding"]) == "die Option X11-forwarding"
-    assert _join_lines(["ein 16-", "bit Wert"]) == "ein 16-bit Wert"
-    assert _join_lines(["über USB-", "sticks"]) == "über USB-sticks"
-    assert _join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
-    assert _join_lines(["A-", "und B-Seite"]) == "A- und B-Seite"
+    assert join_lines(["die Option X11-", "forwarding"]) == "die Option X11-forwarding"
+    assert join_lines(["ein 16-", "bit Wert"]) == "ein 16-bit Wert"
+    assert join_lines(["über USB-", "sticks"]) == "über USB-sticks"
+    assert join_lines(["Tabellenein-", "träge"]) == "Tabelleneinträge"
+    assert join_lines(["A-", "und B-Seite"]) == "A- und B-Seite"
 
 
 def test_to_after_a_line_end_hyphen_is_a_syllable_unless_a_compound_follows() -> None:
     # debian-reference-de: "Benutzerkon-" + "to aus" is "Benutzerkonto".
-    assert _join_lines(["von einem Benutzerkon-", "to aus auf Geräte"]).startswith(
+    assert join_lines(["von einem Benutzerkon-", "to aus auf Geräte"]).startswith(
         "von einem Benutzerkonto aus"
     )
-    assert _join_lines(["ein Fo-", "to bis 2 MB"]) == "ein Foto bis 2 MB"
-    assert _join_lines(["a two-", "to three-fold rise"]) == "a two- to three-fold rise"
-    assert _join_lines(["Klein-", "bis Mittelbetriebe"]) == "Klein- bis Mittelbetriebe"
+    assert join_lines(["ein Fo-", "to bis 2 MB"]) == "ein Foto bis 2 MB"
+    assert join_lines(["a two-", "to three-fold rise"]) == "a two- to three-fold rise"
+    assert join_lines(["Klein-", "bis Mittelbetriebe"]) == "Klein- bis Mittelbetriebe"
 
 
 def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
-    from chunkwise.extract.pdf import _group
+    from chunkwise.extract.pdf_blocks import group
 
     lines = [
         _line("-s", 100),
@@ -155,7 +150,7 @@ def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
         _line("\u2022first bullet", 220),
         _line("* First Second *", 250),
     ]
-    items = _group(lines, 10.0, [])
+    items = group(lines, 10.0, [])
     assert [(it.kind, it.text) for it in items] == [
         ("para", "-s"),
         ("para", "-1"),
@@ -216,7 +211,7 @@ def _styled(text: str, top: float, size: float, font: str, bold: bool = False) -
 
 
 def test_numbered_headings_give_levels_and_a_huge_example_word_stays_text() -> None:
-    from chunkwise.extract.pdf import _group, heading_rules
+    from chunkwise.extract.pdf_blocks import group, heading_rules
 
     sans, roman = "LMSans10-Bold", "LMRoman10-Regular"
     page1 = [
@@ -235,8 +230,8 @@ def test_numbered_headings_give_levels_and_a_huge_example_word_stays_text() -> N
         _styled("2.6. Pakete", 250, 12.0, sans, bold=True),
     ]
     rules = heading_rules([page1, page2], 10.9)
-    first = {it.text: (it.kind, it.level) for it in _group(page1, 10.9, [], rules, 1)}
-    second = {it.text: (it.kind, it.level) for it in _group(page2, 10.9, [], rules, 2)}
+    first = {it.text: (it.kind, it.level) for it in group(page1, 10.9, [], rules, 1)}
+    second = {it.text: (it.kind, it.level) for it in group(page2, 10.9, [], rules, 2)}
     assert first["Kurzbeschreibung"] == ("heading", 1)
     assert first["30. Juli 2022"][0] == "para"  # a date, not section 30
     assert first["Inhaltsverzeichnis"] == ("heading", 3)  # unnumbered, in the headings' font
@@ -279,7 +274,7 @@ def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text(
 
 
 def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() -> None:
-    from chunkwise.extract.pdf import Item, _join_header_blocks
+    from chunkwise.extract.pdf_blocks import Item, join_header_blocks
     from chunkwise.extract.tables import TableFragment
 
     header = TableFragment(
@@ -296,7 +291,7 @@ def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() ->
         Item("table", 124.8, 164.1, table=header),
         Item("table", 164.1, 646.5, table=body),
     ]
-    (joined,) = _join_header_blocks(items)
+    (joined,) = join_header_blocks(items)
     assert joined.table is not None
     assert joined.table.rows == [
         ["die ersten beiden Spalten / p-type", "", "die dritte Spalte / D-type"],
@@ -305,7 +300,7 @@ def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() ->
     ]
     # A table further down is a table of its own.
     apart = [Item("table", 100, 140, table=header), Item("table", 300, 400, table=body)]
-    assert len(_join_header_blocks(apart)) == 2
+    assert len(join_header_blocks(apart)) == 2
 
 
 def _inline_typewriter(c: object, *, rule: bool) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from chunkwise.extract import extract
-from chunkwise.extract.pdf import _join_lines
+from chunkwise.extract.pdf_blocks import join_lines
 from chunkwise.extract.pdf_decor import overlaid_spaces, underline_keys
 from chunkwise.extract.pdf_hyphen import learn
 from chunkwise.extract.pdf_spans import Box, header_rows, merged_table
@@ -165,23 +165,23 @@ def test_an_underline_starts_at_its_text_and_a_rule_at_the_table_edge() -> None:
 def test_line_end_hyphens_follow_the_document() -> None:
     # Both parts are words of the document on their own: a compound, not a hyphenation.
     office = learn([["a timer unit, path-based and socket-based units", "for timer-", "based"]])
-    assert _join_lines(["for timer-", "based activation"], office) == "for timer-based activation"
+    assert join_lines(["for timer-", "based activation"], office) == "for timer-based activation"
     tex = learn([["the documentation of the", "system, see the docu-", "mentation"]])
-    assert _join_lines(["see the docu-", "mentation"], tex) == "see the documentation"
+    assert join_lines(["see the docu-", "mentation"], tex) == "see the documentation"
     # Without the document's words: the old rule, a hyphen before a small letter goes.
-    assert _join_lines(["for timer-", "based activation"]) == "for timerbased activation"
-    assert _join_lines(["classic X-", "based desktop"], learn([])) == "classic X-based desktop"
+    assert join_lines(["for timer-", "based activation"]) == "for timerbased activation"
+    assert join_lines(["classic X-", "based desktop"], learn([])) == "classic X-based desktop"
 
 
 def test_wrapped_tokens_attach_without_a_space() -> None:
-    assert _join_lines(["list-units --", "type=service"]) == "list-units --type=service"
-    assert _join_lines(["-u $unit -", 'f"']) == '-u $unit -f"'
+    assert join_lines(["list-units --", "type=service"]) == "list-units --type=service"
+    assert join_lines(["-u $unit -", 'f"']) == '-u $unit -f"'
     cell = ["~/.ssh/", "authorized_keys"]
-    assert _join_lines(cell, in_cell=True) == "~/.ssh/authorized_keys"
-    assert _join_lines(["A /", "B"], in_cell=True) == "A / B"  # a spaced slash stays spaced
+    assert join_lines(cell, in_cell=True) == "~/.ssh/authorized_keys"
+    assert join_lines(["A /", "B"], in_cell=True) == "A / B"  # a spaced slash stays spaced
     # In prose a path's last slash is often followed by a word of its own.
-    assert _join_lines(["the /usr/share/", "directory"]) == "the /usr/share/ directory"
-    assert _join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
+    assert join_lines(["the /usr/share/", "directory"]) == "the /usr/share/ directory"
+    assert join_lines(["Zeilen-", "und Spalten"]) == "Zeilen- und Spalten"
 
 
 def test_a_compound_broken_at_its_hyphen_stays_whole() -> None:
@@ -246,9 +246,9 @@ def test_a_typewriter_word_hyphenated_where_the_document_joins_it_elsewhere_is_o
     # the document writes "\\phantomsection" elsewhere and never the pair with a hyphen.
     doc = learn([["use \\phantomsection here", "or \\phan-", "tomsection is used"]])
     lines = ["or \\phan-", "tomsection is used"]
-    assert _join_lines(lines, doc, code_ends={0}) == "or \\phantomsection is used"
+    assert join_lines(lines, doc, code_ends={0}) == "or \\phantomsection is used"
     # Code the document never writes joined keeps its hyphen, without a space.
     unit = learn([["the systemd-hostnamed unit", "see systemd-", "hostnamed.service"]])
     lines = ["see systemd-", "hostnamed.service"]
-    assert _join_lines(lines, unit, code_ends={0}) == "see systemd-hostnamed.service"
-    assert _join_lines(lines, learn([]), code_ends={0}) == "see systemd-hostnamed.service"
+    assert join_lines(lines, unit, code_ends={0}) == "see systemd-hostnamed.service"
+    assert join_lines(lines, learn([]), code_ends={0}) == "see systemd-hostnamed.service"

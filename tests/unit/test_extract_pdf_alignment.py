@@ -128,7 +128,7 @@ def test_contents_with_dot_leaders_is_not_a_table() -> None:
 def test_rows_are_cut_at_the_table_columns_when_a_column_frame_is_missing() -> None:
     # colortbl-DE p4: the middle column has no coloured panel, so pdfplumber's row
     # has cells for the outer columns only and "bbb" fell into no cell.
-    from chunkwise.extract.pdf import _edge_grid, _uncovered
+    from chunkwise.extract.pdf_ruled import _edge_grid, _uncovered
 
     grid: list[list[tuple[float, float, float, float] | None]] = [
         [(182.0, 125.0, 244.0, 139.0), (347.0, 125.0, 430.0, 139.0)],

@@ -204,7 +204,7 @@ def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> No
 
 
 def test_titles_of_tables_stacked_in_one_frame_under_the_same_heads_leave_it() -> None:
-    from chunkwise.extract.pdf import _without_title
+    from chunkwise.extract.pdf_ruled import without_title
 
     def row(top: float, *texts: str) -> tuple[list[object], list[str | None]]:
         if len(texts) == 1:  # one cell across the frame
@@ -223,12 +223,12 @@ def test_titles_of_tables_stacked_in_one_frame_under_the_same_heads_leave_it() -
     texts = [t for _g, t in rows]
     title_word = (10.0, 32.0, 30.0, 38.0)
     used = [title_word, (2.0, 22.0, 8.0, 28.0)]
-    kept, _grid = _without_title(texts, grid, used)  # type: ignore[arg-type]
+    kept, _grid = without_title(texts, grid, used)  # type: ignore[arg-type]
     assert kept == [texts[1], texts[2], texts[4], texts[5]]
     assert title_word not in used  # the second title's words go back to the prose
     # A row across the frame over other heads names a group of rows: it stays.
     texts[4] = ["Option", "Effect"]
-    assert len(_without_title(texts, grid, list(used))[0]) == 6  # type: ignore[arg-type]
+    assert len(without_title(texts, grid, list(used))[0]) == 6  # type: ignore[arg-type]
 
 
 def _late_accents(c: object) -> None:

@@ -1034,7 +1034,7 @@ def test_a_title_bar_over_the_column_heads_names_the_table_and_is_not_its_header
 
 
 def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
-    from chunkwise.extract.pdf import _without_title
+    from chunkwise.extract.pdf_ruled import without_title
 
     # colortbl.pdf p3: 6 pt gaps between the panels come out as columns of their own,
     # reaching down over the body (a header row over them seemed to span the body).
@@ -1065,7 +1065,7 @@ def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
         ["The End", None, None, None, None],
     ]
     used = [(200.0, 128.0, 300.0, 138.0), (200.0, 142.0, 280.0, 151.0)]
-    out, boxes = _without_title(texts, grid, used)  # type: ignore[arg-type]
+    out, boxes = without_title(texts, grid, used)  # type: ignore[arg-type]
     assert out == [
         ["First two columns", None, "Third column"],
         ["aaa", "Depending on your driver", "12·4"],
@@ -1077,7 +1077,7 @@ def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
 
 
 def test_a_white_row_of_a_table_shaded_every_other_row_keeps_its_columns() -> None:
-    from chunkwise.extract.pdf import _unshaded_row
+    from chunkwise.extract.pdf_ruled import _unshaded_row
 
     # xcolor's option table: column edges only in the shaded rows, so pdfplumber
     # merges each white row into one cell across the table ("natural (Default.) ...").

@@ -1,0 +1,513 @@
+"""Ruled tables on a pdfplumber page: rules, frames and shading -> table cells.
+
+Which strokes and filled boxes bound a table (`outer_borders`, `horizontal_rules`,
+`table_settings` for pdfplumber's table finder), the finder's cells turned into
+rows of cell text (`table_cells`: wrapped lines, rows sharing one frame, shaded
+rows without inner rules), a framed title row taken off (`without_title`), row
+labels left of the rules (`with_row_labels`), header cells spread over the
+columns they head and words grouped by band (`by_band`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from itertools import combinations, pairwise
+from typing import Any
+
+from .pdf_blocks import MAX_HEADER_ROWS, join_lines
+from .pdf_decor import underline_keys
+from .pdf_entries import entry_rows
+from .pdf_labels import row_labels
+from .pdf_lines import WORD_GAP_EM
+from .pdf_rows import BAND
+from .pdf_spans import header_rows, split_aligned_spans
+from .pdf_subcolumns import split_unruled
+from .tables import is_caption
+
+_CELL_INDENT = 8.0  # points: a cell's text starts this close to its column's left edge
+_SLIVER = 8.0  # points: a table column this narrow with no text is a gap between panels
+_MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
+_RULE_WIDTH = 2.0  # points: a filled box wider than this is shading, not a rule
+_ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
+_CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
+_WORD_SPACE = 0.3  # em: an interword space
+_MIN_CAPTION_GAP = 20.0  # points between two rules with a caption line between them
+
+
+def inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
+    cx = (float(obj["x0"]) + float(obj["x1"])) / 2
+    cy = (float(obj["top"]) + float(obj["bottom"])) / 2
+    return any(x0 - 1 <= cx <= x1 + 1 and t - 1 <= cy <= b + 1 for x0, t, x1, b in boxes)
+
+
+def _x_edges(table: Any) -> list[float]:
+    xs: set[float] = set()
+    for cell in table.cells:
+        xs.add(round(float(cell[0]), 0))
+        xs.add(round(float(cell[2]), 0))
+    return sorted(xs)
+
+
+def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
+    """(left, top, right, bottom) of each stack of horizontal rules on a page.
+
+    A table's first rule spans it; the following rules within its width and
+    less than _ROW_REACH apart belong to the same table (row separators, or
+    only the mid and bottom rules of booktabs). A wider rule starts anew: a
+    code box's frame next to a table is not part of it.
+    """
+    rules = sorted((y, x0, x1) for y, x0, x1 in horizontal_rules(page))
+    groups: list[list[float]] = []
+    closed: list[list[float]] = []  # tables that ended at their caption
+    for top, x0, x1 in rules:
+        # The narrowest open table that holds the rule, even if another rule
+        # (a page footer's, a box's) came between.
+        open_groups = [
+            g
+            for g in groups
+            if top - g[3] <= _ROW_REACH and _same_table(g, x0, x1) and not _in(g, closed)
+        ]
+        # The next segment of a row rule broken at the column rules (it starts where
+        # the last rule of a table ended, on its line) stays in that table, not in a
+        # slightly narrower box above it. Groups: x0, top, x1, bottom, last rule's x1.
+        same_row = [g for g in open_groups if abs(g[3] - top) <= 0.5 and abs(g[4] - x0) <= 2]
+        owner = min(same_row or open_groups, key=lambda g: g[2] - g[0], default=None)
+        if owner is not None and _caption_between(page, owner, top):
+            closed.append(owner)  # the table above ends at its caption; this rule starts the next
+            owner = None
+        if owner is not None:
+            owner[3], owner[4] = top, x1
+        else:
+            groups.append([x0, top, x1, top, x1])
+    return [(g[0], g[1], g[2], g[3]) for g in groups if g[3] > g[1]]
+
+
+def _in(group: list[float], groups: list[list[float]]) -> bool:
+    return any(g is group for g in groups)
+
+
+def _caption_between(page: Any, group: list[float], top: float) -> bool:
+    """A caption line ("Tabelle 1.18: ...") between the group's last rule and `top`:
+    two tables, one below the other's caption (debian-reference p56), not one."""
+    if top - group[3] < _MIN_CAPTION_GAP:
+        return False  # rows between rules: no room for a caption line and its space
+    px0, ptop, px1, pbottom = (float(v) for v in page.bbox)
+    box = (max(group[0], px0), max(group[3] + 0.5, ptop), min(group[2], px1), min(top, pbottom))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return False
+    text = page.within_bbox(box).extract_text(x_tolerance_ratio=WORD_GAP_EM)
+    return any(is_caption(line) for line in str(text).split("\n"))
+
+
+def _same_table(group: list[float], x0: float, x1: float) -> bool:
+    """A rule within the group's width: a segment of it, or one as wide (not a nested frame)."""
+    left, right = group[0], group[2]
+    if x0 < left - 2 or x1 > right + 2:
+        return False
+    spans = x1 - x0 >= 0.9 * (right - left)
+    return not spans or (abs(x0 - left) <= 3 and abs(x1 - right) <= 3)
+
+
+def outer_borders(page: Any) -> list[dict[str, Any]]:
+    """Vertical lines at both ends of every stack of horizontal rules.
+
+    TeX and DocBook tables are often drawn without outer borders (rules
+    between the columns only, or none at all): pdfplumber's line finder then
+    drops the first and last column. Closing each stack of rules at its ends
+    restores them; a framed table just gets its borders twice.
+    """
+    lines: list[dict[str, Any]] = []
+    shading = _shading_sides(page)
+    verticals = [
+        e for e in page.edges if e.get("orientation") == "v" and _side_key(e) not in shading
+    ]
+    for left, top, right, bottom in _rule_groups(page):
+        for x in (left, right):
+            if _framed(verticals, x, top, bottom):
+                continue
+            lines.append(
+                {
+                    "object_type": "line",
+                    "x0": x,
+                    "x1": x,
+                    "top": top,
+                    "bottom": bottom,
+                    "width": 0.0,
+                    "height": bottom - top,
+                }
+            )
+    return lines
+
+
+def _side_key(obj: dict[str, Any], x: str = "x0") -> tuple[float, float, float]:
+    return (round(float(obj[x]), 1), round(float(obj["top"]), 1), round(float(obj["bottom"]), 1))
+
+
+def _shading_sides(page: Any) -> set[tuple[float, float, float]]:
+    """(x, top, bottom) of the sides of filled, unstroked boxes wider than a rule.
+
+    Such a box is a shaded row or cell (colortbl's \\rowcolors), not a frame:
+    its sides must not count as a drawn border (`_framed`), or a stack of
+    rules with shaded rows at its ends gets no outer borders and falls apart
+    into one table per shaded row. A rule drawn as a thin filled box stays one."""
+    sides: set[tuple[float, float, float]] = set()
+    for rect in page.rects:
+        if rect.get("fill") and not rect.get("stroke") and float(rect["width"]) > _RULE_WIDTH:
+            sides.add(_side_key(rect, "x0"))
+            sides.add(_side_key(rect, "x1"))
+    return sides
+
+
+def table_settings(borders: list[dict[str, Any]]) -> dict[str, Any]:
+    """pdfplumber settings with the added outer borders.
+
+    pdfplumber snaps vertical lines each less than 3 pt from the next to their
+    mean, whatever their heights and wherever on the page: a note box's border
+    2.7 pt right of the table below it and a listing's frame 2.6 pt further
+    (dblatex) moved the table's right border off its rules' ends, and its last
+    column was lost (debian-reference-en p136). Where borders of different
+    stacks stand that close, lines are snapped only within 1 pt."""
+    settings: dict[str, Any] = {"explicit_vertical_lines": borders}
+    if any(_near_apart(a, b) for a, b in combinations(borders, 2)):
+        settings["snap_x_tolerance"] = 1.0
+    return settings
+
+
+def _near_apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two vertical lines 1 to 3 pt apart that do not overlap in height."""
+    close = 1.0 < abs(float(a["x0"]) - float(b["x0"])) <= 3.0
+    return close and (a["bottom"] < b["top"] or b["bottom"] < a["top"])
+
+
+def _framed(verticals: list[dict[str, Any]], x: float, top: float, bottom: float) -> bool:
+    """Drawn vertical borders at x meet the stack's first and its last rule: the frame is
+    there.
+
+    Adding one anyway would join framed tables stacked closer than _ROW_REACH
+    (office documents: a heading between two framed tables, whose borders
+    leave only the gap between them open) into one. A stack whose first or last
+    rows have no border (colortbl's multi-column rows) still gets its border."""
+    at_x = [
+        (float(e["top"]), float(e["bottom"])) for e in verticals if abs(float(e["x0"]) - x) <= 2
+    ]
+    # A border meets the rule from below or above (the rule is a framed table's bottom).
+    opens = any(a - 2 <= top <= b + 2 for a, b in at_x)
+    closes = any(a - 2 <= bottom <= b + 2 for a, b in at_x)
+    return opens and closes
+
+
+def table_cells(
+    page_words: list[dict[str, Any]], table: Any, taken: list[tuple[float, float, float, float]]
+) -> tuple[list[list[str | None]], list[list[Box | None]]]:
+    """Cell texts, each word in the cell where it starts, and the cells' boxes.
+
+    pdfplumber's own `extract` puts every character in the cell holding its
+    centre: a word that overflows its column ("apt-get/apt-cache" in a narrow
+    column) is cut, "apt-ge" left and "t/apt-cache" in the next cell. The
+    boxes of the words used are added to `taken`: only they leave the prose.
+    """
+    x0, top, x1, bottom = (float(v) for v in table.bbox)
+    words = [
+        w
+        for w in page_words
+        if x0 - 1 <= float(w["x0"]) <= x1 + 1 and top - 1 <= float(w["top"]) <= bottom + 1
+    ]
+    grid = [[_box(b) if b is not None else None for b in row.cells] for row in table.rows]
+    edges = _x_edges(table)
+    if len(edges) - 1 > max((len(r) for r in grid), default=0) and _uncovered(words, grid):
+        grid = _edge_grid(grid, edges)
+    grid = split_unruled([_unshaded_row(row, edges, words) for row in grid], words)
+    split_aligned_spans(grid, words)
+    out: list[list[str | None]] = []
+    boxes: list[list[Box | None]] = []
+    for row in grid:
+        cells: list[Words | None] = []
+        for bbox in row:
+            if bbox is None:
+                cells.append(None)
+                continue
+            cx0, ctop, cx1, cbottom = bbox
+            inside = [
+                w
+                for w in words
+                if cx0 - 1 <= float(w["x0"]) < cx1 - 1
+                and ctop <= (float(w["top"]) + float(w["bottom"])) / 2 < cbottom
+            ]
+            taken.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for w in inside)
+            cells.append(inside)
+        for part in _aligned_rows(cells, row):
+            out.append([_words_to_lines(c) if c is not None else None for c in part])
+            boxes.append(list(row))  # the rows a frame holds share its cells' boxes
+    return out, boxes
+
+
+Words = list[dict[str, Any]]
+
+
+def without_title(
+    texts: list[list[str | None]], grid: list[list[Box | None]], used: list[Box]
+) -> tuple[list[list[str | None]], list[list[Box | None]]]:
+    """The table without a title bar over its column heads ("A long table example":
+    it stays text, the paragraph above the table that names it; its words leave
+    `used`) and without columns that hold no text in any row (the slivers between
+    colortbl's coloured panels: they made a header reach down over the whole body)."""
+    titles = _title_rows(grid, texts)
+    for r in titles:
+        title = next(b for b in grid[r] if b is not None)
+        used[:] = [w for w in used if not _inside_box(w, title)]
+    texts = [row for r, row in enumerate(texts) if r not in titles]
+    grid = [row for r, row in enumerate(grid) if r not in titles]
+    width = max((len(row) for row in grid), default=0)
+    keep = [c for c in range(width) if not _sliver(grid, texts, c)]
+    if len(keep) == width or len(grid) <= MAX_HEADER_ROWS:
+        # A frame of a few rows may be the header block of the table below it,
+        # joined to it column by column (`join_header_blocks`): it keeps its grid.
+        return texts, grid
+    return (
+        [[row[c] for c in keep if c < len(row)] for row in texts],
+        [[row[c] for c in keep if c < len(row)] for row in grid],
+    )
+
+
+def _sliver(grid: list[list[Box | None]], texts: list[list[str | None]], c: int) -> bool:
+    """Column c is a gap between panels: its own cells are all narrower than _SLIVER
+    and empty (positions a spanning cell covers are None and say nothing)."""
+    own = [row[c] for row in grid if c < len(row) and row[c] is not None]
+    empty = all(not (row[c] or "").strip() for row in texts if c < len(row))
+    return bool(own) and empty and all(b[2] - b[0] < _SLIVER for b in own if b is not None)
+
+
+def _title_rows(grid: list[list[Box | None]], texts: list[list[str | None]]) -> list[int]:
+    """The title bars of the table: the first row if it is one cell across the whole
+    table, with text, above a row of two or more column heads, and no row below it
+    but the last is one such cell (array's "Unchanged options" ... "New options" name
+    groups of rows; a last "Continued..." or "The End" is a footer) unless that row
+    is followed by the same column heads again: tables of the same columns stacked in
+    one frame, each under its own title (mdwtab's "Column types" over "Other modifier
+    characters"), whose titles all leave the table."""
+    if len(grid) < 3 or len(grid[0]) < 2 or not _across(grid, 0):
+        return []
+    boxes = [b for b in grid[0] if b is not None]
+    if not (texts[0][grid[0].index(boxes[0])] or "").strip():
+        return []
+    if sum(1 for cell in texts[1] if cell and cell.strip()) < 2:
+        return []
+    inner = [r for r in range(1, len(grid) - 1) if _across(grid, r)]
+    if any(texts[r + 1] != texts[1] for r in inner):
+        return []
+    return [0, *inner]
+
+
+def _across(grid: list[list[Box | None]], r: int) -> bool:
+    """Row r is one cell across the whole table."""
+    boxes = [b for b in grid[r] if b is not None]
+    if len(boxes) != 1:
+        return False
+    left = min(b[0] for row in grid for b in row if b is not None)
+    right = max(b[2] for row in grid for b in row if b is not None)
+    return boxes[0][0] <= left + 1 and boxes[0][2] >= right - 1
+
+
+def _inside_box(word: Box, box: Box) -> bool:
+    centre_x, centre_y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return box[0] <= centre_x <= box[2] and box[1] <= centre_y <= box[3]
+
+
+def _word_lines(words: Words) -> list[Words]:
+    lines: list[Words] = []
+    for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
+        if lines and abs(float(lines[-1][0]["top"]) - float(w["top"])) <= 2:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return lines
+
+
+def _wrapped(lines: list[Words], box: Box) -> bool:
+    """A cell's text wraps: a line of several words after which the first word of the
+    next line would not have fitted (the cell, less its padding, was full), or a
+    line ending in a hyphen. Short one-line entries ("Left adjusted column." over
+    "Centered adjusted column.") leave room; one-word entries ("p{width}" over
+    "@{decl.}") are entries of their own however narrow the column."""
+    width = box[2] - box[0] - _CELL_PADDING
+    for line, following in itertools.pairwise(lines):
+        if str(line[-1]["text"]).endswith("-"):
+            return True
+        used = max(float(w["x1"]) for w in line) - min(float(w["x0"]) for w in line)
+        first = min(following, key=lambda w: float(w["x0"]))
+        needed = float(first["x1"]) - float(first["x0"]) + _WORD_SPACE * _font_size(first)
+        if len(line) >= 2 and used + needed >= width and not _entry_ends(line, following):
+            return True
+    return False
+
+
+_ENTRY_END = re.compile(r"[.!?:;*)]$")
+
+
+def _entry_ends(line: Words, following: Words) -> bool:
+    """The line ends a sentence and the next starts a new one with a capital: entries of
+    their own ("...or equation (array)." over "Centred text..."), which a column as wide
+    as its widest entry makes look as full as a wrapped line."""
+    first = str(min(following, key=lambda w: float(w["x0"]))["text"])
+    return bool(_ENTRY_END.search(str(line[-1]["text"]))) and first[:1].isupper()
+
+
+def _font_size(word: dict[str, Any]) -> float:
+    return float(word.get("bottom", 0.0)) - float(word.get("top", 0.0)) or 10.0
+
+
+def _aligned_rows(cells: list[Words | None], boxes: list[Box | None]) -> list[list[Words | None]]:
+    """A ruled row that holds several rows of the table: rules drawn only around a
+    group of rows (array's "Unchanged options": five options in one frame). Each
+    line is a row when every filled cell has the same number of lines, on the same
+    baselines, and none of them wraps; a cell of several lines beside a one-line
+    label, or a wrapped paragraph, keeps the row whole."""
+    split = [(i, _word_lines(c)) for i, c in enumerate(cells) if c]
+    counts = {len(lines) for _i, lines in split}
+    if len(split) < 2 or counts == {1}:
+        return [cells]
+    if len(counts) != 1:  # descriptions of different lengths: rows apart by their spacing
+        return entry_rows(cells) or [cells]
+    for i, lines in split:
+        box = boxes[i]
+        if box is None or _wrapped(lines, box):
+            return [cells]
+    for k in range(counts.pop()):
+        tops = [float(lines[k][0]["top"]) for _i, lines in split]
+        if max(tops) - min(tops) > 2:
+            return [cells]
+    rows: list[list[Words | None]] = []
+    for k in range(len(split[0][1])):
+        row: list[Words | None] = [[] if c is not None else None for c in cells]
+        for i, lines in split:
+            row[i] = lines[k]
+        rows.append(row)
+    return rows
+
+
+Box = tuple[float, float, float, float]
+
+
+def _uncovered(words: list[dict[str, Any]], grid: list[list[Box | None]]) -> bool:
+    """Words of the table's box in none of its cells (a column whose panel is missing)."""
+    boxes = [b for row in grid for b in row if b is not None]
+    return any(not inside(w, boxes) for w in words)
+
+
+def _unshaded_row(row: list[Box | None], edges: list[float], words: Words) -> list[Box | None]:
+    """A row that came out as one cell across the table although its text sits in the
+    columns: tables shaded every other row (xcolor's \rowcolors) have column edges only
+    in the shaded rows, and pdfplumber merges each white row into one cell. The row is
+    cut at the column edges when every column holds words and no word runs over an
+    edge; with two columns, the first column's first word must also start at its left
+    edge (a row label: a centred title over the table may leave a gap at the edge)."""
+    boxes = [b for b in row if b is not None]
+    if len(boxes) != 1 or len(edges) < 3 or len(row) != len(edges) - 1:
+        return row
+    x0, top, x1, bottom = boxes[0]
+    if x0 > edges[0] + 1 or x1 < edges[-1] - 1:
+        return row
+    inside = [w for w in words if top <= (float(w["top"]) + float(w["bottom"])) / 2 < bottom]
+    if any(float(w["x0"]) < e < float(w["x1"]) for w in inside for e in edges[1:-1]):
+        return row
+    for k, (a, b) in enumerate(pairwise(edges)):
+        starts = [float(w["x0"]) for w in inside if a - 1 <= float(w["x0"]) < b - 1]
+        if not starts or (k == 0 and len(edges) == 3 and min(starts) - a > _CELL_INDENT):
+            return row
+    return [(a, top, b, bottom) for a, b in pairwise(edges)]
+
+
+def _edge_grid(grid: list[list[Box | None]], edges: list[float]) -> list[list[Box | None]]:
+    """Rows cut at every column boundary of the table (colortbl draws a column's frame
+    only where its panel is coloured: pdfplumber then sees two columns on one page and
+    three on the next)."""
+    out: list[list[Box | None]] = []
+    for row in grid:
+        present = [b for b in row if b is not None]
+        if not present:
+            out.append(list(row))
+            continue
+        top = min(b[1] for b in present)
+        bottom = max(b[3] for b in present)
+        out.append([(a, top, b, bottom) for a, b in pairwise(edges)])
+    return out
+
+
+def _words_to_lines(words: Words) -> str:
+    ordered = (sorted(line, key=lambda w: float(w["x0"])) for line in _word_lines(words))
+    return "\n".join(" ".join(str(w["text"]) for w in line) for line in ordered)
+
+
+def spread_header(row: list[str | None]) -> list[str | None]:
+    """A header cell spanning columns names each column it covers (pdfplumber gives
+    the covered cells as None): tabularx's "Multicolumn entry!" over the row labels
+    and the first data column. A header that is one cell across the table (a title)
+    stays in the first column."""
+    if sum(1 for c in row if c is not None) < 2:
+        return row
+    out: list[str | None] = []
+    for cell in row:
+        out.append(cell if cell is not None or not out else out[-1])
+    return out
+
+
+def cell_text(cell: str | None) -> str:
+    """A cell's lines joined like a paragraph's: a word hyphenated at the line end is whole."""
+    if not cell:
+        return ""
+    return join_lines((part.strip() for part in cell.split("\n") if part.strip()), in_cell=True)
+
+
+def by_band(
+    boxes: list[tuple[float, float, float, float]],
+) -> dict[int, list[tuple[float, float, float, float]]]:
+    """Boxes by horizontal band of BAND points: a character is tested only against its band's."""
+    bands: dict[int, list[tuple[float, float, float, float]]] = {}
+    for box in boxes:
+        for band in range(int(box[1] - 1) // BAND, int(box[3] + 1) // BAND + 1):
+            bands.setdefault(band, []).append(box)
+    return bands
+
+
+def _box(bbox: Any) -> tuple[float, float, float, float]:
+    x0, top, x1, bottom = (float(v) for v in bbox)
+    return x0, top, x1, bottom
+
+
+def with_row_labels(
+    page_words: Words,
+    texts: list[list[str | None]],
+    grid: list[list[Box | None]],
+    used: list[Box],
+    table: Any,
+) -> tuple[list[list[str | None]], list[list[Box | None]], list[float]]:
+    """The table with the row labels set beside its frame as its first column
+    (`pdf_labels`; their words leave `used`), and its column edges."""
+    edges = _x_edges(table)
+    labelled = row_labels(page_words, grid, header_rows(grid)) if texts else None
+    if labelled is None or len(labelled[0]) != len(texts):
+        return texts, grid, edges
+    words, boxes = labelled
+    used.extend(_box((w["x0"], w["top"], w["x1"], w["bottom"])) for part in words for w in part)
+    texts = [
+        [_words_to_lines(part) if box is not None else None, *row]
+        for part, box, row in zip(words, boxes, texts, strict=True)
+    ]
+    grid = [[box, *row] for box, row in zip(boxes, grid, strict=True)]
+    left = next(b[0] for b in boxes if b is not None)
+    return texts, grid, [left, *edges] if edges else edges
+
+
+def horizontal_rules(page: Any) -> list[tuple[float, float, float]]:
+    """(y, x0, x1) of the page's horizontal rules (booktabs' top, mid and bottom rules);
+    underlines (links in office documents) are text decoration, not rules."""
+    rules = [
+        e
+        for e in page.edges
+        if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
+    ]
+    decoration = underline_keys(page.chars, rules) if rules else set()
+    return [
+        (float(e["top"]), float(e["x0"]), float(e["x1"])) for e in rules if id(e) not in decoration
+    ]

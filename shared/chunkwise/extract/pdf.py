@@ -17,6 +17,10 @@ with paths go through pdfplumber's table finder.
 
 Pages without a text layer are listed in the report; with an OCR port their
 rendered image is transcribed into a `### Page N (transcribed by OCR)` section.
+
+This module opens the document, reads its pages, assembles, stitches and
+renders them; characters become lines in `pdf_rows`, ruled tables are found in
+`pdf_ruled`, and lines become headings, paragraphs and list items in `pdf_blocks`.
 """
 
 from __future__ import annotations

@@ -422,6 +422,13 @@ DOCUMENTS = (
         "de",
         "LaTeX (pdfTeX)",
     ),
+    # Two more tool chains (dev only): Texinfo manuals of R (@multitable
+    # tables, @table definition lists, numbered sections and unnumbered
+    # subheadings) and the groff-made bash manual page (bold section heads,
+    # indented subsection heads and tagged paragraphs, no tables).
+    Document("R-intro", "usr/share/R/doc/manual/R-intro.pdf", "en", "Texinfo (pdfTeX)"),
+    Document("R-data", "usr/share/R/doc/manual/R-data.pdf", "en", "Texinfo (pdfTeX)"),
+    Document("bash", "usr/share/doc/bash/bash.pdf", "en", "groff -> Ghostscript"),
     # Documents used only for the independent check (labels in heldout.jsonl
     # only, written from the rendered pages before chunkwise ran on them).
     # Fifth independent set, German: a Sphinx manual (small ruled tables with an

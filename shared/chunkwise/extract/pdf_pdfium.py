@@ -242,6 +242,7 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
     chars: list[_Char] = []
     font = _Font()
     unmapped = 0
+    previous = 0  # index of the last glyph appended to `chars`
     named = symbols.characters if symbols is not None else frozenset()
     for i in range(pdfium_c.FPDFText_CountChars(tp)):
         ch = _char(tp, i)
@@ -266,8 +267,34 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
             )
         pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
         pdfium_c.FPDFText_GetCharBox(tp, i, *(ctypes.byref(v) for v in (left, right, low, high)))
-        chars.append(_Char(ch, False, font, float(x.value), float(right.value), height - y.value))
+        glyph = _Char(ch, False, font, float(x.value), float(right.value), height - y.value)
+        if chars and _space_left_out(tp, previous, chars[-1], glyph):
+            chars.append(_Char(" ", True))
+        chars.append(glyph)
+        previous = i
     return chars, unmapped
+
+
+def _space_left_out(tp: Any, index: int, before: _Char, glyph: _Char) -> bool:
+    """A word space between two glyphs of a line that PDFium gave no space for.
+
+    Ghostscript sets groff's word spaces as character spacing (Tc) on a string
+    holding the last letter of one word and the first of the next ("(yr) Tj" for
+    "any redirections"); PDFium makes up no space there. The gap counts from the
+    end of the glyph's advance (its loose box), not of its ink: a typewriter "."
+    has a third of an em of blank cell after its ink, a bold "." a fifth.
+    """
+    import pypdfium2.raw as pdfium_c
+
+    if before.ch.isspace() or before.generated:
+        return False
+    em = max(before.font.size, glyph.font.size, 1.0)
+    if abs(glyph.base - before.base) > 0.3 * em or glyph.x0 - before.x1 <= WORD_GAP_EM * em:
+        return False  # the ink gap is the cheap test: most glyphs stop here
+    box = pdfium_c.FS_RECTF()
+    if not pdfium_c.FPDFText_GetLooseCharBox(tp, index, ctypes.byref(box)):
+        return False
+    return glyph.x0 - float(box.right) > WORD_GAP_EM * em
 
 
 def join_stray_accents(chars: list[_Char]) -> list[_Char]:

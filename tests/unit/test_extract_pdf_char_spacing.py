@@ -1,0 +1,40 @@
+"""Word spaces set as character spacing (groff's PDFs through Ghostscript).
+
+Ghostscript writes the last letter of a word and the first of the next as one
+string with a character spacing (Tc) as wide as the space between them and no
+space character: "(yr) Tj" with 2.7 Tc for "any redirections". PDFium makes up
+no space there, so the gap between the glyphs has to tell.
+"""
+
+from __future__ import annotations
+
+from chunkwise.extract import extract
+from tests.raw_pdf import pdf_from_objects
+
+
+def _pdf(stream: bytes) -> bytes:
+    return pdf_from_objects(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources"
+            b" << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        ]
+    )
+
+
+def _line(y: int) -> bytes:
+    """'...performed before any redirections specified here.' as Ghostscript sets it."""
+    return (
+        b"BT /F1 10 Tf 72 %d Td (This connection is performed before an) Tj"
+        b" 2.714 Tc 157.31 0 Td (yr) Tj 0 Tc 11.04 0 Td (edirections specified here.) Tj ET" % y
+    )
+
+
+def test_a_word_space_set_as_character_spacing_is_a_space() -> None:
+    stream = b" ".join(_line(780 - 12 * k) for k in range(6))
+    text = extract(_pdf(stream), filename="bash.pdf").text
+    assert "before any redirections specified" in text
+    assert "anyredirections" not in text

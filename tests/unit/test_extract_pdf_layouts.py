@@ -56,6 +56,7 @@ def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
 
 from chunkwise.extract.pdf import Line, _drop_unmapped_glyphs  # noqa: E402
 from chunkwise.extract.pdf_blocks import join_lines, running_keys, strip_running  # noqa: E402
+from chunkwise.extract.pdf_hyphen import learn  # noqa: E402
 
 HEIGHT = 842.0
 
@@ -1164,3 +1165,18 @@ def test_row_labels_beside_a_frame_are_its_first_column() -> None:
         cells = " | ".join(f"{level} Sprachverwendung" for level in levels.split())
         assert f"| {name} | {cells} |" in r.text
     assert "Deutsch\n" not in r.text and "A paragraph below the grid is prose." in r.text
+
+
+def test_a_word_in_capitals_broken_at_a_line_end_is_joined_where_the_document_writes_it_whole() -> (
+    None
+):
+    # A manual page's cross-reference in capitals, hyphenated by the typesetter:
+    # "under CONDI-" + "TIONAL EXPRESSIONS", the section head written whole elsewhere.
+    pages = [["CONDITIONAL EXPRESSIONS", "are used by the test builtin."]]
+    seen = learn(pages)
+    assert join_lines(["listed above under CONDI-", "TIONAL EXPRESSIONS, the"], seen) == (
+        "listed above under CONDITIONAL EXPRESSIONS, the"
+    )
+    # Not written whole anywhere: the hyphen is the word's own, as before a capital.
+    assert join_lines(["the SHELL-", "BUILTIN list"], seen) == "the SHELL-BUILTIN list"
+    assert join_lines(["per E-", "Mail"], seen) == "per E-Mail"

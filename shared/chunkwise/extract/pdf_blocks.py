@@ -168,6 +168,22 @@ def strip_running(
     return kept, removed
 
 
+_BROKEN_END = re.compile(r"([^\W\d_]{2,})-$")
+_BROKEN_START = re.compile(r"[^\W\d_]{2,}")
+
+
+def _capitals_broken(line: str, following: str, hyphenation: Hyphenation | None) -> bool:
+    """A word in capitals hyphenated at the line end ("CONDI-" + "TIONAL", a manual
+    page's cross-reference to a section head): one word where the document writes
+    the two parts joined elsewhere and never with the hyphen."""
+    head, tail = _BROKEN_END.search(line), _BROKEN_START.match(following)
+    if hyphenation is None or head is None or tail is None:
+        return False
+    if not (head.group(1).isupper() and tail.group(0).isupper()):
+        return False
+    return hyphenation.joined_elsewhere(line, following)
+
+
 def join_lines(
     lines: Iterable[str],
     hyphenation: Hyphenation | None = None,
@@ -181,7 +197,8 @@ def join_lines(
     an office document, which breaks lines only at hyphens it has; see
     pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
     "Computer-Modern-" + "Schriftfamilien"), and before a digit ("KP-" + "100"):
-    it stays, without a space; so it does after one letter, capitals or digits
+    it stays, without a space, unless both parts are capitals the document writes
+    joined elsewhere ("CONDI-" + "TIONAL"); so it does after one letter, capitals or digits
     ("X-" + "authority-Datei", "X11-" + "forwarding"). Before
     a conjunction it is a suspended compound ("Zeilen- und Spalten"): it stays
     with its space. A soft hyphen marks where a word was broken: it goes. An
@@ -208,6 +225,8 @@ def join_lines(
             else:
                 keep = hyphenation is not None and bool(hyphenation.keeps(out, text))
             out = (out if keep else out[:-1]) + text
+        elif hyphen and _capitals_broken(out, text, hyphenation):
+            out = out[:-1] + text
         elif (hyphen and (text[:1].isupper() or text[:1].isdigit())) or _attaches(
             out, text, in_cell
         ):

@@ -1,4 +1,5 @@
-"""Word spaces set as character spacing (groff's PDFs through Ghostscript).
+"""Word and cell gaps of PDFium-read pages: word spaces set as character spacing
+(groff's PDFs through Ghostscript), spaces after narrow-inked punctuation.
 
 Ghostscript writes the last letter of a word and the first of the next as one
 string with a character spacing (Tc) as wide as the space between them and no
@@ -8,7 +9,10 @@ no space there, so the gap between the glyphs has to tell.
 
 from __future__ import annotations
 
+import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
 from chunkwise.extract import extract
+from chunkwise.extract.pdf_pdfium import read_page_fast
 from tests.raw_pdf import pdf_from_objects
 
 
@@ -38,3 +42,15 @@ def test_a_word_space_set_as_character_spacing_is_a_space() -> None:
     text = extract(_pdf(stream), filename="bash.pdf").text
     assert "before any redirections specified" in text
     assert "anyredirections" not in text
+
+
+def test_a_space_after_a_typewriter_full_stop_does_not_split_the_line_into_cells() -> None:
+    # Courier inks a third of its full stop's cell; the cell's blank rest and one
+    # space were wider than the gap between two table cells, measured from the ink.
+    stream = b"BT /F2 10 Tf 72 700 Td (Ends with timezone. Other types follow.) Tj ET"
+    pdf = _pdf(stream).replace(b"/F1 4 0 R", b"/F2 4 0 R").replace(b"/Times-Roman", b"/Courier")
+    page = pdfium.PdfDocument(pdf)[0]
+    lines, _ = read_page_fast(page)
+    assert [[seg.text for seg in ln.segments] for ln in lines] == [
+        ["Ends with timezone. Other types follow."]
+    ]

@@ -267,12 +267,32 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
             )
         pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
         pdfium_c.FPDFText_GetCharBox(tp, i, *(ctypes.byref(v) for v in (left, right, low, high)))
-        glyph = _Char(ch, False, font, float(x.value), float(right.value), height - y.value)
+        x1 = float(right.value)
+        if ch in _SMALL_INK:
+            x1 = max(x1, _advance_end(tp, i))
+        glyph = _Char(ch, False, font, float(x.value), x1, height - y.value)
         if chars and _space_left_out(tp, previous, chars[-1], glyph):
             chars.append(_Char(" ", True))
         chars.append(glyph)
         previous = i
     return chars, unmapped
+
+
+# Punctuation whose ink is a small part of its advance. A typewriter "." inks a
+# third of its cell: measured from the ink, the space after it (a cell, and TeX's
+# wider space after a sentence) looked like a gap between two table cells, and
+# "with timezone." and "Other types" became two columns of a table.
+_SMALL_INK = frozenset(".,:;!?'\")]}\u2019\u201d")
+
+
+def _advance_end(tp: Any, index: int) -> float:
+    """Where glyph `index`'s advance ends (the right edge of PDFium's loose box)."""
+    import pypdfium2.raw as pdfium_c
+
+    box = pdfium_c.FS_RECTF()
+    if not pdfium_c.FPDFText_GetLooseCharBox(tp, index, ctypes.byref(box)):
+        return 0.0
+    return float(box.right)
 
 
 def _space_left_out(tp: Any, index: int, before: _Char, glyph: _Char) -> bool:
@@ -284,17 +304,12 @@ def _space_left_out(tp: Any, index: int, before: _Char, glyph: _Char) -> bool:
     end of the glyph's advance (its loose box), not of its ink: a typewriter "."
     has a third of an em of blank cell after its ink, a bold "." a fifth.
     """
-    import pypdfium2.raw as pdfium_c
-
     if before.ch.isspace() or before.generated:
         return False
     em = max(before.font.size, glyph.font.size, 1.0)
     if abs(glyph.base - before.base) > 0.3 * em or glyph.x0 - before.x1 <= WORD_GAP_EM * em:
         return False  # the ink gap is the cheap test: most glyphs stop here
-    box = pdfium_c.FS_RECTF()
-    if not pdfium_c.FPDFText_GetLooseCharBox(tp, index, ctypes.byref(box)):
-        return False
-    return glyph.x0 - float(box.right) > WORD_GAP_EM * em
+    return glyph.x0 - _advance_end(tp, index) > WORD_GAP_EM * em
 
 
 def join_stray_accents(chars: list[_Char]) -> list[_Char]:

@@ -54,3 +54,14 @@ def test_a_space_after_a_typewriter_full_stop_does_not_split_the_line_into_cells
     assert [[seg.text for seg in ln.segments] for ln in lines] == [
         ["Ends with timezone. Other types follow."]
     ]
+
+
+def test_a_space_character_with_no_room_between_its_letters_is_not_a_word_space() -> None:
+    # Ghostscript's groff pages draw a space glyph inside a word and move back over
+    # it: "neg" " " "ative" with the letters a fortieth of an em apart.
+    stream = (
+        b"BT /F1 10 Tf 72 700 Td (so neg) Tj 25.83 0 Td [( ) 250 (ative indices count back)] TJ ET"
+    )
+    page = pdfium.PdfDocument(_pdf(stream))[0]
+    lines, _ = read_page_fast(page)
+    assert [ln.text for ln in lines] == ["so negative indices count back"]

@@ -273,6 +273,8 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
         glyph = _Char(ch, False, font, float(x.value), x1, height - y.value)
         if chars and _space_left_out(tp, previous, chars[-1], glyph):
             chars.append(_Char(" ", True))
+        elif len(chars) > 1 and _space_without_room(chars[-2], chars[-1], glyph):
+            chars.pop()
         chars.append(glyph)
         previous = i
     return chars, unmapped
@@ -293,6 +295,23 @@ def _advance_end(tp: Any, index: int) -> float:
     if not pdfium_c.FPDFText_GetLooseCharBox(tp, index, ctypes.byref(box)):
         return 0.0
     return float(box.right)
+
+
+def _space_without_room(before: _Char, space: _Char, glyph: _Char) -> bool:
+    """A space character of the page's own between two glyphs of a line that leave
+    no room for it: Ghostscript's groff pages draw one inside words ("neg ative",
+    its glyphs a fortieth of an em apart), as pdftotext, going by the gap, reads."""
+    if space.generated or space.ch != " " or before.ch.isspace():
+        return False
+    em = max(before.font.size, glyph.font.size, 1.0)
+    if abs(glyph.base - before.base) > 0.3 * em:
+        return False
+    return 0 <= glyph.x0 - before.x1 < _NO_ROOM_EM * em
+
+
+# Less room than this share of the em between two glyphs is no word space: the
+# narrowest, a justified TeX line's, is near a sixth of an em.
+_NO_ROOM_EM = 0.05
 
 
 def _space_left_out(tp: Any, index: int, before: _Char, glyph: _Char) -> bool:

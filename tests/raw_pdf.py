@@ -20,3 +20,30 @@ def pdf_from_objects(objects: list[bytes], version: str = "1.4") -> bytes:
         xref,
     )
     return bytes(out)
+
+
+TIMES = b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>"
+
+
+def one_page_pdf(
+    stream: bytes,
+    fonts: list[bytes] | None = None,
+    size: tuple[int, int] = (300, 200),
+    more: list[bytes] | None = None,
+) -> bytes:
+    """One page drawing `stream`, with `fonts` as /F1, /F2, ... (Times-Roman alone by
+    default). Objects: 1 catalog, 2 pages, 3 the page, 4 the content stream, then the
+    fonts from 5 on, then `more` (a font's descriptor or program, numbered after them)."""
+    fonts = fonts if fonts is not None else [TIMES]
+    names = b" ".join(b"/F%d %d 0 R" % (i, 4 + i) for i in range(1, len(fonts) + 1))
+    return pdf_from_objects(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d]" % size
+            + b" /Resources << /Font << %s >> >> /Contents 4 0 R >>" % names,
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+            *fonts,
+            *(more or []),
+        ]
+    )

@@ -13,20 +13,12 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
 from chunkwise.extract import extract
 from chunkwise.extract.pdf_pdfium import read_page_fast
-from tests.raw_pdf import pdf_from_objects
+from tests.raw_pdf import one_page_pdf
 
 
 def _pdf(stream: bytes) -> bytes:
-    return pdf_from_objects(
-        [
-            b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources"
-            b" << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>",
-            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-        ]
-    )
+    times = b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>"
+    return one_page_pdf(stream, [times], size=(595, 842))
 
 
 def _line(y: int) -> bytes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from chunkwise.extract import extract
 from chunkwise.extract.pdf_symbols import FontFacts, PageSymbols, named_symbols
-from tests.raw_pdf import pdf_from_objects
+from tests.raw_pdf import TIMES, one_page_pdf
 
 # The clear-text part of a Type 1 program: only its built-in encoding matters here.
 _PROGRAM = (
@@ -32,20 +32,17 @@ _RULE = b" 40 80 m 200 80 l S"  # a vector path: the page goes to pdfplumber
 def _pdf(stream: bytes, program: bytes = _PROGRAM) -> bytes:
     """One page of `stream`; F1 is Times, F2 a Type 1 font without ToUnicode whose
     built-in encoding is `program`'s."""
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200]"
-        b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 /FontDescriptor 7 0 R >>",
+    cmsy = b"<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+CMSY10 /FontDescriptor 7 0 R >>"
+    descriptor = (
         b"<< /Type /FontDescriptor /FontName /ABCDEF+CMSY10 /Flags 4 /FontBBox [0 -250 1000 750]"
-        b" /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 683 /StemV 40 /FontFile 8 0 R >>",
-        b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream"
-        % (len(program), len(program), program),
-    ]
-    return pdf_from_objects(objects)
+        b" /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 683 /StemV 40 /FontFile 8 0 R >>"
+    )
+    font_file = b"<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream" % (
+        len(program),
+        len(program),
+        program,
+    )
+    return one_page_pdf(stream, [TIMES, cmsy], more=[descriptor, font_file])
 
 
 def test_pdfium_writes_the_named_brackets_not_the_letters() -> None:

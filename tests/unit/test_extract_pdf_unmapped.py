@@ -10,22 +10,17 @@ reader maps is counted in the report's warnings, never dropped silently.
 from __future__ import annotations
 
 from chunkwise.extract import extract
-from tests.raw_pdf import pdf_from_objects
+from tests.raw_pdf import one_page_pdf
 
 
 def _pdf_with_glyph_named(glyph: str) -> bytes:
     """One page, no vector paths, "First o<code 28>cial version"; code 28 = /glyph."""
     stream = b"BT /F1 12 Tf 40 100 Td (First o\x1ccial version) Tj ET"
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200]"
-        b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+    font = (
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding << /Type /Encoding"
-        b" /BaseEncoding /WinAnsiEncoding /Differences [28 /%s] >> >>" % glyph.encode(),
-    ]
-    return pdf_from_objects(objects)
+        b" /BaseEncoding /WinAnsiEncoding /Differences [28 /%s] >> >>" % glyph.encode()
+    )
+    return one_page_pdf(stream, [font])
 
 
 def test_a_glyph_only_pdfminer_maps_sends_the_page_to_pdfplumber() -> None:

@@ -11,7 +11,7 @@ from bench.realdocs.metrics import (
     words_corrected,
 )
 
-from tests.raw_pdf import pdf_from_objects
+from tests.raw_pdf import one_page_pdf
 
 # pdftotext -raw of a line of dhua.pdf p4, and pdfminer's glyphs of it (no spaces,
 # "ﬁ" kept as a ligature, the cmsy angle brackets named by the font program).
@@ -154,14 +154,6 @@ def test_the_pages_actual_texts_of_tex_source_are_found_in_their_content(tmp_pat
         b"BT /F1 12 Tf 40 150 Td /Span << /ActualText (TeX) >> BDC (TEX) Tj EMC"
         b" /Span << /ActualText (\\protect <) >> BDC (h) Tj EMC (name) Tj ET"
     )
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200]"
-        b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-    ]
     path = tmp_path / "macros.pdf"
-    path.write_bytes(pdf_from_objects(objects))
+    path.write_bytes(one_page_pdf(stream))
     assert tex_source_pages(path) == [[("protect <", "<")]]

@@ -13,23 +13,14 @@ import io
 import pytest
 
 from chunkwise.extract import extract
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 reader_mod = pytest.importorskip("reportlab.lib.utils")
 image_mod = pytest.importorskip("PIL.Image")
 
-PAGE = (595.0, 842.0)
 RULE = 0.48  # points: Distiller's image rules are this thin
-
-
-def _pdf(draw: object) -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    draw(canvas)  # type: ignore[operator]
-    canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
 
 
 def _black() -> object:
@@ -80,7 +71,7 @@ def _image_ruled_table(c: object) -> None:
 
 
 def test_rules_drawn_as_thin_images_make_a_ruled_table() -> None:
-    text = extract(_pdf(_image_ruled_table), filename="distilled.pdf").text
+    text = extract(drawn_pdf(_image_ruled_table), filename="distilled.pdf").text
     assert "| Parameter | Meaning |" in text
     assert "| \\\\extrasep | Space added between the rows of a table. |" in text
     assert "| \\\\hlx | Rules and gaps between rows, given as letters. |" in text
@@ -94,7 +85,7 @@ def test_text_scaled_by_the_matrix_has_its_page_size_in_the_fast_reader() -> Non
     def draw(c: object) -> None:
         _scaled_text(c, 100, 700, "Ten points tall", 10)
 
-    doc = pypdfium2.PdfDocument(_pdf(draw))
+    doc = pypdfium2.PdfDocument(drawn_pdf(draw))
     lines, _unmapped = read_page_fast(doc[0], None)
     assert [round(ln.size) for ln in lines] == [10]
 
@@ -134,7 +125,7 @@ def _grouped_entries_table(c: object) -> None:
 
 
 def test_rows_in_one_frame_are_split_at_the_wider_gaps_between_entries() -> None:
-    text = extract(_pdf(_grouped_entries_table), filename="entries.pdf").text
+    text = extract(drawn_pdf(_grouped_entries_table), filename="entries.pdf").text
     assert (
         "| \\\\arraysep | Analogous to \\\\tabsep, but for arrays. Default 1 jot (3 pt). |" in text
     )
@@ -172,7 +163,7 @@ def _full_width_entries_table(c: object) -> None:
 
 
 def test_sentences_of_a_column_as_wide_as_its_widest_are_rows() -> None:
-    text = extract(_pdf(_full_width_entries_table), filename="lcr.pdf").text
+    text = extract(drawn_pdf(_full_width_entries_table), filename="lcr.pdf").text
     assert "| c | Centred text (tabular) or equation (array). |" in text
     assert "| r | Right aligned text (tabular) or equation (array). |" in text
 
@@ -186,7 +177,7 @@ def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> No
         _image_ruled_table(c)
         c.drawImage(_black(), 100, 100, width=60, height=40)  # type: ignore[attr-defined]
 
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     with pdfplumber.open(io.BytesIO(data)) as doc:
         page = doc.pages[0]
         assert page.find_tables() == []  # no vector path: nothing to find without the rules
@@ -200,7 +191,7 @@ def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> No
     def picture_only(c: object) -> None:
         c.drawImage(_black(), 100, 100, width=60, height=40)  # type: ignore[attr-defined]
 
-    assert not has_rule_images(pypdfium2.PdfDocument(_pdf(picture_only))[0])
+    assert not has_rule_images(pypdfium2.PdfDocument(drawn_pdf(picture_only))[0])
 
 
 def test_titles_of_tables_stacked_in_one_frame_under_the_same_heads_leave_it() -> None:
@@ -265,7 +256,7 @@ def _width(text: str, font: str, size: float) -> float:
 
 def test_an_accent_drawn_after_later_words_joins_the_letter_under_it() -> None:
     # gerdoc p2 read by PDFium: "unterst ¨ utzt", "fur die ¨" (the accent at the line end).
-    text = extract(_pdf(_late_accents), filename="distilled.pdf").text
+    text = extract(drawn_pdf(_late_accents), filename="distilled.pdf").text
     assert "Das wird rudimentär unterstützt und für alle." in text
     assert "Die Zeile endet mit für und die zweite Zeile folgt." in text
     assert "\u00a8" not in text

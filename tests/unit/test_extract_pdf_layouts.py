@@ -7,28 +7,19 @@ tolerance, a leading "-" that is data, numbered headings, and so on.
 
 from __future__ import annotations
 
-import io
 import itertools
 import unicodedata
 
 import pytest
 
 from chunkwise.extract import extract
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 pdfmetrics = pytest.importorskip("reportlab.pdfbase.pdfmetrics")
 
 PAGE = (595.0, 842.0)
-
-
-def _pdf(draw: object) -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    draw(canvas)  # type: ignore[operator]
-    canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
 
 
 def _tight_words(canvas: object, words: list[str], x: float, y: float, gap: float) -> None:
@@ -47,7 +38,7 @@ def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
         for row in range(3):
             _tight_words(c, line, 50, 700 - 14 * row, gap=2.2)
 
-    text = extract(_pdf(draw), filename="tight.pdf").text
+    text = extract(drawn_pdf(draw), filename="tight.pdf").text
     assert "Just like any other modern OS where the file operation involves caching" in text
     assert "Justlike" not in text
 
@@ -196,13 +187,13 @@ def _code_box(c: object) -> None:
 
 
 def test_table_without_outer_borders_keeps_its_first_and_last_column() -> None:
-    r = extract(_pdf(_borderless_table), filename="borderless.pdf")
+    r = extract(drawn_pdf(_borderless_table), filename="borderless.pdf")
     assert r.report.tables[0].header == "| package | popcon | description |"
     assert "| sudo | V:638, I:823 | A program to allow limited root privileges |" in r.text
 
 
 def test_one_column_frame_is_text_not_a_table() -> None:
-    r = extract(_pdf(_code_box), filename="listing.pdf")
+    r = extract(drawn_pdf(_code_box), filename="listing.pdf")
     assert r.report.tables == []
     assert "apt-get update" in r.text and "| # apt-get" not in r.text
 
@@ -259,7 +250,7 @@ def test_a_word_overflowing_its_narrow_column_stays_whole_in_its_cell() -> None:
             for x in cols:
                 c.line(x, y, x, y + 14)  # type: ignore[attr-defined]
 
-    r = extract(_pdf(draw), filename="overflow.pdf")
+    r = extract(drawn_pdf(draw), filename="overflow.pdf")
     assert r.report.tables[0].header == "| apt | apt-get/apt-cache | description |"
 
 
@@ -269,7 +260,7 @@ def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text(
         c.drawString(60, 700, "* First Second *")  # type: ignore[attr-defined]
         c.drawString(60, 600, "- a real item")  # type: ignore[attr-defined]
 
-    text = extract(_pdf(draw), filename="markers.pdf").text
+    text = extract(drawn_pdf(draw), filename="markers.pdf").text
     assert "\\* First Second *" in text
     assert "\n- a real item" in text
 
@@ -325,7 +316,7 @@ def _inline_typewriter(c: object, *, rule: bool) -> None:
 
 @pytest.mark.parametrize("rule", [True, False], ids=["pdfplumber", "pdfium"])
 def test_a_word_in_a_smaller_font_on_the_baseline_stays_in_its_sentence(rule: bool) -> None:
-    text = extract(_pdf(lambda c: _inline_typewriter(c, rule=rule)), filename="k.pdf").text
+    text = extract(drawn_pdf(lambda c: _inline_typewriter(c, rule=rule)), filename="k.pdf").text
     assert (
         "Die Klasse hausarbeit-jura richtet sich an Erstsemester, die eine erste Hausarbeit "
         "erstellen müssen." in text
@@ -371,7 +362,7 @@ def _grouped_rows_table(c: object) -> None:
 
 
 def test_rows_of_a_ruled_group_are_rows_and_a_wrapped_cell_stays_one() -> None:
-    text = extract(_pdf(_grouped_rows_table), filename="grouped.pdf").text
+    text = extract(drawn_pdf(_grouped_rows_table), filename="grouped.pdf").text
     assert "| l | Left adjusted column. |" in text
     assert "| c | Centered column. |" in text
     assert "| r | Right column. |" in text
@@ -404,7 +395,7 @@ def _spanning_header_table(c: object) -> None:
 
 
 def test_a_header_cell_spanning_columns_names_each_column_it_covers() -> None:
-    r = extract(_pdf(_spanning_header_table), filename="span.pdf")
+    r = extract(drawn_pdf(_spanning_header_table), filename="span.pdf")
     assert r.report.tables[0].header == "| Multicolumn entry! | Multicolumn entry! | THREE | FOUR |"
     assert "| one | first wide | three | fourth wide |" in r.text
 
@@ -447,7 +438,7 @@ def _rules_only_table(c: object) -> None:
 
 
 def test_rules_between_rows_make_the_rows_and_a_centred_label_joins_its_description() -> None:
-    r = extract(_pdf(_rules_only_table), filename="rules.pdf")
+    r = extract(drawn_pdf(_rules_only_table), filename="rules.pdf")
     assert [t.header for t in r.report.tables] == ["| command idiom | description |"]
     assert (
         "| cmd1 \\| cmd2 | pipe the standard output of cmd1 to the standard input of cmd2 |"
@@ -484,7 +475,7 @@ def test_an_accent_drawn_over_its_letter_becomes_one_letter(with_rule: bool) -> 
         _accented(c, ["Festabst", "a\u00a8", "nde"], 50, 680, accent_first=False)
         c.drawString(50, 660, "a spacing \u00a8 between words stays")  # type: ignore[attr-defined]
 
-    text = extract(_pdf(draw), filename="accents.pdf").text
+    text = extract(drawn_pdf(draw), filename="accents.pdf").text
     assert "Abkürzung für" in text
     assert "Festabstände" in text
     assert "a spacing \u00a8 between words stays" in text
@@ -509,7 +500,7 @@ def test_two_accents_stacked_over_one_letter_both_join_it(with_rule: bool) -> No
             c.drawString(at, 700, accent)  # type: ignore[attr-defined]
         c.drawString(x + width, 700, "b und mehr Text")  # type: ignore[attr-defined]
 
-    text = extract(_pdf(draw), filename="stacked.pdf").text
+    text = extract(drawn_pdf(draw), filename="stacked.pdf").text
     decomposed = unicodedata.normalize("NFD", text)
     assert "a\u0302\u0308b" in decomposed or "a\u0308\u0302b" in decomposed
     assert "\u02c6" not in text and "\u00a8" not in text
@@ -545,7 +536,7 @@ def test_table_rows_in_ever_larger_fonts_keep_command_and_description_together()
             y -= size + 6
         c.line(200, y, 420, y)  # type: ignore[attr-defined]
 
-    text = extract(_pdf(draw), filename="sizes.pdf").text
+    text = extract(drawn_pdf(draw), filename="sizes.pdf").text
     for command, description, _ in rows:
         escaped = command.replace("\\", "\\\\")  # a cell's backslash is escaped
         assert f"| {escaped} | {description} |" in text
@@ -587,7 +578,7 @@ def test_a_caption_between_two_tables_names_the_nearer_one_and_may_wrap() -> Non
             ],
         )
 
-    text = extract(_pdf(draw), filename="captions.pdf").text
+    text = extract(drawn_pdf(draw), filename="captions.pdf").text
     first = (
         "Tabelle 20: Pfeile (Vertikale Pfeile werden als Klammern behandelt,"
         " alle anderen als Relationen.)"
@@ -610,7 +601,7 @@ def test_a_caption_far_below_a_table_and_close_above_the_next_is_the_next_ones()
         rows = [("c1", "\\lceil", "d1", "\\rceil"), ("c2", "\\langle", "d2", "\\rangle")]
         _symbol_table(c, 456, [*rows, ("c3", "\\lfloor", "d3", "\\rfloor")])
 
-    text = extract(_pdf(draw), filename="captions.pdf").text
+    text = extract(drawn_pdf(draw), filename="captions.pdf").text
     assert text.index("\\\\alpha") < text.index("Tabelle 21") < text.index("\\\\lceil")
 
 
@@ -642,7 +633,7 @@ def test_two_ruled_tables_with_a_caption_between_stay_two_tables_with_their_capt
         _docbook_table(c, 620, rows, "Tabelle 1.19: Liste mit Empfehlungen")
         c.drawString(60, 500, "Tabelle 2.1 ist weiter unten beschrieben.")  # type: ignore[attr-defined]
 
-    r = extract(_pdf(draw), filename="docbook.pdf")
+    r = extract(drawn_pdf(draw), filename="docbook.pdf")
     assert [t.caption for t in r.report.tables] == [
         "Tabelle 1.18: Die drei Teile des locale-Wertes",
         "Tabelle 1.19: Liste mit Empfehlungen",
@@ -678,7 +669,7 @@ def _margin_notes(c: object) -> None:
 
 
 def test_margin_notes_stand_before_their_paragraph_not_inside_it() -> None:
-    text = extract(_pdf(_margin_notes), filename="m.pdf").text
+    text = extract(drawn_pdf(_margin_notes), filename="m.pdf").text
     for i in range(4):
         sentence = (
             f"Paragraph {i} begins here and the option set beside it in the margin is "
@@ -731,7 +722,7 @@ def _outer_notes(side: str) -> object:
 
 @pytest.mark.parametrize("side", ["right", "left"])
 def test_remarks_in_a_smaller_font_in_the_outer_margin_stay_out_of_sentences(side: str) -> None:
-    text = extract(_pdf(_outer_notes(side)), filename="m.pdf").text
+    text = extract(drawn_pdf(_outer_notes(side)), filename="m.pdf").text
     for i in range(4):
         sentence = (
             f"Paragraph {i} begins here and the remark set beside it in the outer margin "
@@ -762,7 +753,7 @@ def _version_notes(c: object) -> None:
 
 
 def test_version_notes_hardly_smaller_than_the_text_stay_out_of_sentences() -> None:
-    text = " ".join(extract(_pdf(_version_notes), filename="v.pdf").text.split())
+    text = " ".join(extract(drawn_pdf(_version_notes), filename="v.pdf").text.split())
     for i in range(4):
         assert (
             f"Paragraph {i} begins here and the version beside it in the margin says when its "
@@ -827,7 +818,7 @@ def _dated_key_list(c: object) -> None:
 
 
 def test_dated_notes_beside_most_lines_of_a_key_list_stay_out_of_sentences() -> None:
-    text = " ".join(extract(_pdf(_dated_key_list), filename="k.pdf").text.split())
+    text = " ".join(extract(drawn_pdf(_dated_key_list), filename="k.pdf").text.split())
     for i in range(5):
         assert " ".join(KEY_ENTRIES[i]) in text
         assert f"New feature 1995/06/0{i}" in text
@@ -852,7 +843,7 @@ def test_an_example_beside_its_source_in_another_size_stays_two_texts() -> None:
             c.drawString(300, y, source)  # type: ignore[attr-defined]
             y -= 30
 
-    text = extract(_pdf(draw), filename="example.pdf").text
+    text = extract(drawn_pdf(draw), filename="example.pdf").text
     for example, source in pairs:
         assert example in text and source in text
         assert f"{example} {source}" not in text
@@ -881,7 +872,7 @@ def _footnote_marks(c: object) -> None:
 
 
 def test_a_raised_footnote_mark_stays_in_its_line() -> None:
-    text = extract(_pdf(_footnote_marks), filename="marks.pdf").text
+    text = extract(drawn_pdf(_footnote_marks), filename="marks.pdf").text
     assert "Die alten unterstützen nicht die Schriftverwaltung12 von LaTeX. Der Rest" in text
 
 
@@ -968,7 +959,7 @@ def _reference_page(c: object) -> None:
 
 
 def test_tables_keep_their_columns_beside_boxes_and_words_past_their_end() -> None:
-    text = extract(_pdf(_reference_page), filename="ref.pdf").text
+    text = extract(drawn_pdf(_reference_page), filename="ref.pdf").text
     assert "| Paket | Popcon | Größe | Beschreibung |" in text
     assert "| paket2 | V:2 | 20 | Werkzeug Nummer 2 |" in text
     assert "| Namenskomponente | Zeichen | Existenz |" in text
@@ -996,7 +987,7 @@ def test_body_size_is_the_prose_size_when_more_code_than_prose_is_set() -> None:
         for i in range(40):
             c.drawString(72, 700 - 10 * i, f"{i + 1:3d} {code}")  # type: ignore[attr-defined]
 
-    text = extract(_pdf(draw), filename="manual.pdf").text
+    text = extract(drawn_pdf(draw), filename="manual.pdf").text
     assert " ".join(prose) in text
     assert not [ln for ln in text.splitlines() if ln.startswith("#") and "protrusion" in ln]
 
@@ -1025,12 +1016,12 @@ def _titled_table(c: object, *, group_row: bool) -> None:
 
 
 def test_a_title_bar_over_the_column_heads_names_the_table_and_is_not_its_header() -> None:
-    text = extract(_pdf(lambda c: _titled_table(c, group_row=False)), filename="t.pdf").text
+    text = extract(drawn_pdf(lambda c: _titled_table(c, group_row=False)), filename="t.pdf").text
     assert "| First column | Third column |\n| --- | --- |\n| P-column | 12.34 |" in text
     assert text.index("A long table example") < text.index("| First column")
     assert "| A long table example" not in text
     # Rows of one cell across the table below the first name groups: the first stays.
-    grouped = extract(_pdf(lambda c: _titled_table(c, group_row=True)), filename="g.pdf").text
+    grouped = extract(drawn_pdf(lambda c: _titled_table(c, group_row=True)), filename="g.pdf").text
     assert "| A long table example |" in grouped
 
 
@@ -1157,7 +1148,7 @@ def _labels_beside_the_frame(c: object) -> None:
 
 
 def test_row_labels_beside_a_frame_are_its_first_column() -> None:
-    r = extract(_pdf(_labels_beside_the_frame), filename="cv.pdf")
+    r = extract(drawn_pdf(_labels_beside_the_frame), filename="cv.pdf")
     (table,) = r.report.tables
     heads = ("Selbstbeurteilung", "Verstehen / Hören", "Verstehen / Lesen", "Schreiben")
     assert table.header == "| " + " | ".join(heads) + " |"

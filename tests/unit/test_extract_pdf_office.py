@@ -8,9 +8,7 @@ edge, and line ends after hyphens that are the text's own.
 
 from __future__ import annotations
 
-import io
 import itertools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +19,13 @@ from chunkwise.extract.pdf_blocks import join_lines
 from chunkwise.extract.pdf_decor import overlaid_spaces, underline_keys
 from chunkwise.extract.pdf_hyphen import learn
 from chunkwise.extract.pdf_spans import Box, header_rows, merged_table
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 pdfmetrics = pytest.importorskip("reportlab.pdfbase.pdfmetrics")
 
-PAGE = (595.0, 842.0)
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def _pdf(*pages: Callable[[Any], None]) -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    for draw in pages:
-        draw(canvas)
-        canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
 
 
 def _framed_table(c: Any, top: float, xs: list[float], rows: list[list[str]]) -> float:
@@ -75,7 +63,7 @@ def test_framed_tables_under_headings_stay_apart() -> None:
             [["Parameter", "Bedeutung"], ["--norestore", "kein Neustart"], ["--calc", "Calc"]],
         )
 
-    text = extract(_pdf(draw), filename="lo.pdf").text
+    text = extract(drawn_pdf(draw), filename="lo.pdf").text
     assert text.count("| Parameter | Bedeutung |") == 2
     assert "| --norestore | kein Neustart |" in text
     assert "Allgemeine Argumente" in text
@@ -96,7 +84,7 @@ def test_link_underlines_in_a_column_are_not_rules() -> None:
             y = 760 - (i + 2) * 18.0 + 5 - 1.2
             c.line(58, y, 58 + pdfmetrics.stringWidth(name, "Helvetica", 10), y)
 
-    text = extract(_pdf(draw), filename="links.pdf").text
+    text = extract(drawn_pdf(draw), filename="links.pdf").text
     rows = [line for line in text.splitlines() if line.startswith("|")]
     assert rows[0] == "| Paket | Art |"
     assert rows[2:] == [f"| {name} | Browser |" for name in names]
@@ -113,7 +101,7 @@ def test_a_space_drawn_over_a_glyph_does_not_split_the_word() -> None:
         c.setFont("Helvetica", 10)
         c.drawString(110, 700, "is a browser")
 
-    text = extract(_pdf(draw), filename="space.pdf").text
+    text = extract(drawn_pdf(draw), filename="space.pdf").text
     assert "chromium is a browser" in text
 
 
@@ -136,7 +124,7 @@ def test_option_dashes_and_code_hyphens_at_a_line_end_are_kept() -> None:
         c.setFont("Helvetica", 10)
         c.drawString(56 + 18 * 6.0, y - 12, "at boot.")
 
-    text = extract(_pdf(draw), filename="dash.pdf").text
+    text = extract(drawn_pdf(draw), filename="dash.pdf").text
     assert "list-units --type=service" in text
     assert "systemd-hostnamed.service at boot." in text
 
@@ -198,7 +186,7 @@ def test_a_compound_broken_at_its_hyphen_stays_whole() -> None:
         for i, line in enumerate(lines):
             c.drawString(56, 700 - 12 * i, line)
 
-    text = extract(_pdf(draw), filename="compound.pdf").text
+    text = extract(drawn_pdf(draw), filename="compound.pdf").text
     assert "for socket-based or timer-based activation of the service." in text
 
 

@@ -10,18 +10,17 @@ line beyond the ends of the table's rules, and the last column was lost.
 
 from __future__ import annotations
 
-import io
 import itertools
 from typing import Any
 
 import pytest
 
 from chunkwise.extract import extract
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 
-PAGE = (595.0, 842.0)
 COLUMNS = [62.0, 164.0, 231.0, 270.0, 561.6]
 ROWS = [
     ("package", "popcon", "size", "description"),
@@ -70,15 +69,14 @@ def _code_box(c: Any, top: float) -> None:
     c.drawString(60, top - 14, "$ sudo systemctl stop exim4")
 
 
-def _pdf() -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
+def _page(canvas: Any) -> None:
     _tip_box(canvas, 740)
     _segmented_table(canvas, 675)
     _code_box(canvas, 560)
-    canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
+
+
+def _pdf() -> bytes:
+    return drawn_pdf(_page)
 
 
 def test_row_rules_broken_at_column_rules_stay_with_their_table_below_a_box() -> None:

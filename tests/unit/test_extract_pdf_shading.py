@@ -8,17 +8,16 @@ as a drawn frame.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
 
 from chunkwise.extract import extract
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 
-PAGE = (595.0, 842.0)
 ROWS = [
     ("Option", "Description"),
     ("natural", "Keep all colors in their model."),
@@ -56,12 +55,7 @@ def _shaded_rows_table(c: Any) -> None:
 
 
 def _pdf() -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    _shaded_rows_table(canvas)
-    canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
+    return drawn_pdf(_shaded_rows_table)
 
 
 def test_shaded_rows_at_both_ends_of_a_ruled_table_keep_it_one_table() -> None:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from chunkwise.extract import extract
+from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")
-canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
+pytest.importorskip("reportlab.pdfgen.canvas")
 
-PAGE = (595.0, 842.0)
 HEADS = ("package", "roman", "sans serif", "typewriter")
 ROWS = [
     ("(none)", ["CM Roman"], ["CM Sans Serif"], ["CM Typewriter"]),
@@ -44,12 +42,7 @@ def _font_table(c: object) -> None:
 
 
 def _pdf() -> bytes:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    _font_table(canvas)
-    canvas.showPage()
-    canvas.save()
-    return buf.getvalue()
+    return drawn_pdf(_font_table)
 
 
 def test_unruled_columns_of_a_ruled_frame_are_columns() -> None:
@@ -116,12 +109,7 @@ def _partly_ruled(c: object) -> None:
 
 
 def test_a_column_without_rules_between_rows_keeps_one_line_per_row() -> None:
-    buf = io.BytesIO()
-    canvas = canvas_mod.Canvas(buf, pagesize=PAGE, invariant=1)
-    _partly_ruled(canvas)
-    canvas.showPage()
-    canvas.save()
-    text = extract(buf.getvalue(), filename="partly.pdf").text
+    text = extract(drawn_pdf(_partly_ruled), filename="partly.pdf").text
     assert "| key | name | unit |" in text
     assert "| k1 | first | mm |" in text
     assert "| k2 | second | kg |" in text

@@ -236,6 +236,9 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
 
     x, y = ctypes.c_double(), ctypes.c_double()
     left, right, low, high = (ctypes.c_double() for _ in range(4))
+    # One set of pointers for the whole page: ctypes builds a new one per byref call.
+    origin = (ctypes.byref(x), ctypes.byref(y))
+    box = tuple(ctypes.byref(v) for v in (left, right, low, high))
     matrix = pdfium_c.FS_MATRIX()
     name = ctypes.create_string_buffer(256)
     flags = ctypes.c_int()
@@ -265,8 +268,8 @@ def _page_chars(tp: Any, height: float, symbols: PageSymbols | None) -> tuple[li
             font = _Font(
                 size, is_bold_font(font_name), strip_subset(font_name), is_mono_font(font_name)
             )
-        pdfium_c.FPDFText_GetCharOrigin(tp, i, ctypes.byref(x), ctypes.byref(y))
-        pdfium_c.FPDFText_GetCharBox(tp, i, *(ctypes.byref(v) for v in (left, right, low, high)))
+        pdfium_c.FPDFText_GetCharOrigin(tp, i, *origin)
+        pdfium_c.FPDFText_GetCharBox(tp, i, *box)
         x1 = float(right.value)
         if ch in _SMALL_INK:
             x1 = max(x1, _advance_end(tp, i))

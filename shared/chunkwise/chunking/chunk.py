@@ -43,7 +43,7 @@ from chunkwise.chunking.sizing import TokenCounter
 from chunkwise.chunking.spans import MAX_HEADING_CHARS, cap_heading
 from chunkwise.chunking.split import atomize
 from chunkwise.chunking.stamp import is_runt, stamp
-from chunkwise.chunking.tokens import load_counter
+from chunkwise.models.counter import load_counter
 from chunkwise.schema import Chunk
 from chunkwise.text.lang import detect_language
 

@@ -23,7 +23,7 @@ RESULTS = ROOT / "bench" / "results" / "e5_tokenizer_check.md"
 
 
 def _texts(xquad: Path) -> dict[str, list[str]]:
-    from chunkwise.chunking.chunk import chunk_text
+    from chunkwise import chunk_text
     from chunkwise.extract import extract
 
     groups: dict[str, list[str]] = {}

@@ -432,7 +432,7 @@ MODEL_NAMES = ("e5", "minilm")
 
 
 def _model(name: str) -> Any:
-    from chunkwise.chunking.tokens import E5_SMALL, MINILM
+    from chunkwise.models.registry import E5_SMALL, MINILM
 
     return {"e5": E5_SMALL, "minilm": MINILM}[name]
 
@@ -450,7 +450,7 @@ def run_child(tool: str, corpus: Path, size_bytes: int, model_name: str) -> dict
 
     from tokenizers import Tokenizer  # after the env is set by the parent
 
-    from chunkwise.chunking.tokens import load_tokenizer_json, model_tokenizer_path
+    from chunkwise.models.files import load_tokenizer_json, model_tokenizer_path
 
     model = _model(model_name)
 
@@ -464,7 +464,7 @@ def run_child(tool: str, corpus: Path, size_bytes: int, model_name: str) -> dict
     memo_before = {"words": 0, "misses": 0}
     if tool in CHUNKWISE_TOOLS:
         import chunkwise
-        from chunkwise.chunking.tokens import HFTokenCounter, load_counter
+        from chunkwise.models.counter import HFTokenCounter, load_counter
 
         cfg = chunkwise.ChunkerConfig(overlap_chars=CHUNKWISE_OVERLAP_CHARS)
         counter = load_counter(model=model)

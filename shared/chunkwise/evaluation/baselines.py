@@ -27,8 +27,8 @@ from typing import Literal
 
 from chunkwise.canonical import page_anchors
 from chunkwise.chunking.config import ChunkerConfig
-from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError
+from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.schema import Chunk, ChunkKind
 from chunkwise.text.offsets import byte_span
 

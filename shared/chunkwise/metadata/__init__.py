@@ -1,5 +1,5 @@
-"""Per-document metadata: the Bedrock-format sidecar and its index layout (pure; no I/O).
-samdocs/metadata-and-access.md."""
+"""Per-document metadata: the Bedrock-format sidecar, its index layout and the Retrieve
+filter grammar (pure; no I/O). samdocs/metadata-and-access.md."""
 
 from chunkwise.metadata.fields import (
     NO_READERS,
@@ -7,6 +7,8 @@ from chunkwise.metadata.fields import (
     document_fields,
     metadata_mapping,
 )
+from chunkwise.metadata.filter_query import filter_clause, translate
+from chunkwise.metadata.filters import FilterError, RetrievalFilter, parse_filter
 from chunkwise.metadata.model import (
     DEFAULT_READERS_KEY,
     AttributeType,
@@ -23,11 +25,16 @@ __all__ = [
     "AttributeType",
     "AttributeValue",
     "DocumentMetadata",
+    "FilterError",
     "MetadataError",
+    "RetrievalFilter",
     "document_fields",
+    "filter_clause",
     "is_sidecar_key",
     "merge_sources",
     "metadata_mapping",
+    "parse_filter",
     "parse_sidecar",
     "sidecar_key",
+    "translate",
 ]

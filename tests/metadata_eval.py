@@ -138,6 +138,8 @@ def _number(value: Any) -> Any:
 
 
 def _compare(operator: str, kind: AttributeType, have: Any, value: Any) -> bool:
+    # Only strings of the pool: their date-ness is known, not parsed here.
+    assert isinstance(value, int | float) or value in DATES, f"{value!r} is not in DATES"
     if isinstance(value, int | float):
         if kind is not AttributeType.NUMBER:
             return False

@@ -44,6 +44,8 @@ def origin_root(origin: str) -> Path:
         return WORK / "pypi" / PYPI[name][1]
     if kind == "docling":
         return WORK / "docling" / DOCLING_COMMIT[:12]
+    if kind == "generated":
+        return WORK / "generated"
     raise ValueError(f"unknown origin {origin!r}")
 
 

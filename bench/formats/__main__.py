@@ -11,12 +11,13 @@ report), labels/generated.jsonl (behaviour; scored with the dev set, reported
 apart). metrics.py says what each kind of fact checks.
 
 Each file is extracted by chunkwise in a fresh process (child.py: time, peak
-RSS), its text chunked with chunkwise's chunker in the document's language. A
-file whose format the installed chunkwise cannot read (``UnsupportedFormat``,
-or a report naming another format: an .xlsx read as DOCX, a .csv as text) is
-"unsupported" and its facts are not scored: the readers land after this
-benchmark. A typed extraction error on a supported file fails its facts; so
-does a crash. Per format and language: pass rates against the issue's targets
+RSS; ``--source`` names another revision's ``shared/`` folder to extract with),
+its text chunked with this checkout's chunker in the document's language. A
+file of a format the installed chunkwise does not name (no ``DocFormat`` for
+it) is "unsupported" and its facts are not scored: the readers land after
+this benchmark. A file of a format it names but reads or refuses as another
+(a cp1252 .csv decoded as text) is "misread" and fails its facts, as do a typed
+extraction error and a crash. Per format and language: pass rates against the issue's targets
 (table and prose >= 98 %, heading >= 95 %), and for Docling's files the cells
 and headings its output has that chunkwise's lacks, and the reverse.
 ``--write`` stores bench/results/formats[-heldout].md and .json.
@@ -70,7 +71,7 @@ class Score:
     fmt: str
     lang: str
     group: str  # real or generated
-    status: str = ""  # ok, unsupported, error, crash, missing, changed
+    status: str = ""  # ok, misread, unsupported, error, crash, missing, changed
     read_as: str = ""  # the format chunkwise's report named
     error: str = ""
     seconds: float = 0.0
@@ -84,8 +85,8 @@ class Score:
 
     @property
     def scored(self) -> bool:
-        """Facts count: the file's own reader ran (and worked, failed or crashed)."""
-        return self.status in ("ok", "error", "crash")
+        """Facts count: this chunkwise has a reader for the format (whatever it did)."""
+        return self.status in ("ok", "error", "crash", "misread")
 
 
 def load_labels(name: str) -> dict[str, list[dict[str, Any]]]:
@@ -98,10 +99,13 @@ def load_labels(name: str) -> dict[str, list[dict[str, Any]]]:
     return by_doc
 
 
+SOURCE = [ROOT / "shared"]  # the chunkwise package's parent folder that the child extracts with
+
+
 def run_child(path: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT / "shared"), str(ROOT))))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(SOURCE[0]), str(ROOT))))
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "bench.formats.child", str(path), str(out)],
@@ -120,17 +124,31 @@ def run_child(path: Path) -> dict[str, Any]:
         return record
 
 
+def classify(doc: Document, record: dict[str, Any]) -> str:
+    """ok, error, crash; "misread" (a known format read or refused as another); or
+    "unsupported" (this chunkwise names no format for the file: no reader yet)."""
+    status, read_as = str(record["status"]), str(record.get("format", ""))
+    known = set(record.get("known_formats", ()))
+    if known:
+        if not known & READ_AS[doc.fmt]:
+            return "unsupported"
+        other = bool(read_as) and read_as not in READ_AS[doc.fmt]
+        if (status == "ok" and other) or record.get("error") == "UnsupportedFormat":
+            return "misread"
+        return status
+    # An older chunkwise that does not say which formats it knows: judge by the file alone.
+    if record.get("error") == "UnsupportedFormat" or (read_as and read_as not in READ_AS[doc.fmt]):
+        return "unsupported"
+    return status
+
+
 def outcome_of(doc: Document, record: dict[str, Any], score: Score) -> Outcome:
     status = str(record["status"])
     score.read_as = str(record.get("format", ""))
     score.seconds, score.rss_mib = float(record.get("seconds", 0)), float(record.get("rss_mib", 0))
     if status != "ok":
         score.error = f"{record.get('error')}: {record.get('reason', '')}"[:200]
-    if record.get("error") == "UnsupportedFormat":
-        status = "unsupported"
-    elif score.read_as and score.read_as not in READ_AS[doc.fmt]:
-        status = "unsupported"  # another format's reader ran (or failed) on the file
-    score.status = status
+    score.status = status = classify(doc, record)
     if status != "ok":
         return Outcome(status, seconds=score.seconds, rss_mib=score.rss_mib)
     text = str(record["text"])
@@ -312,7 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-generated", action="store_true", help="dev: skip generated files")
     parser.add_argument("--show-failed", action="store_true")
     parser.add_argument("--write", action="store_true", help="store bench/results/formats*")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=SOURCE[0],
+        help="the chunkwise package's parent folder to extract with (e.g. another revision's)",
+    )
     args = parser.parse_args(argv)
+    SOURCE[0] = args.source
     real_docs = selected((d for d in DOCUMENTS if d.split == args.set), args)
     if any(fetch.state(d) == "missing" for d in real_docs):
         fetch.main([])

@@ -3,7 +3,7 @@
 Writes JSON to OUT: ``status`` ("ok", "error" for a typed extraction error,
 "crash" for anything else), the canonical ``text`` (ok), the ``format`` the
 extraction report names (ok) or the dispatch sniffs (error, crash), the
-error's class and reason (error, crash),
+error's class and reason (error, crash), the formats this chunkwise knows,
 ``seconds`` and the peak RSS (``rss_mib``, VmHWM: this process's alone).
 Address space is capped at 4 GiB so that a reader that inflates a ZIP bomb
 fails here instead of starving the machine.
@@ -50,7 +50,18 @@ def extract_file(path: Path) -> dict[str, Any]:
     record["seconds"] = time.perf_counter() - start
     record["rss_mib"] = peak_rss_mib()
     record.setdefault("format", sniffed_format(data, path.name))
+    record["known_formats"] = known_formats()
     return record
+
+
+def known_formats() -> list[str]:
+    """The formats this chunkwise names (its DocFormat values): a format among them has a
+    reader, so a file of it that is not read as it is a failure, not an unsupported format."""
+    try:
+        from chunkwise.extract import DocFormat
+    except ImportError:
+        return []
+    return [str(f.value) for f in DocFormat]
 
 
 def sniffed_format(data: bytes, name: str) -> str:

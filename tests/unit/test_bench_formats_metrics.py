@@ -135,3 +135,24 @@ def test_a_wide_row_keeps_its_cell_however_far_from_the_label() -> None:
     assert check(fact, ok(wide))
     assert not check({**fact, "cell": "7"}, ok(wide.replace("| 7 |", "| 8 |")))
     assert not check(fact, ok(wide.replace("Betrag", "Summe")))
+
+
+def test_a_known_format_not_read_as_itself_is_a_failure_not_unsupported() -> None:
+    csv_doc = Document("c", "csv", "de", "dev", "generated", "c.csv", "-", "test", "")
+    known = ["text", "markdown", "html", "docx", "pdf", "csv", "tsv"]
+    cases = {
+        "unsupported": {"status": "ok", "format": "text", "known_formats": known[:5]},
+        "misread": {"status": "ok", "format": "text", "known_formats": known},
+        "error": {"status": "error", "error": "UnsupportedEncoding", "known_formats": known},
+    }
+    for expected, record in cases.items():
+        score = Score("c", "csv", "de", "real")
+        score.total["table"] = 1
+        outcome = outcome_of(csv_doc, {"text": "x", **record}, score)
+        assert score.status == expected
+        assert score.scored is (expected != "unsupported")
+        assert not check(table("1,234.50 €"), outcome)
+    refused = {"status": "error", "error": "UnsupportedFormat", "known_formats": known}
+    score = Score("c", "csv", "de", "real")
+    outcome_of(csv_doc, refused, score)
+    assert score.status == "misread"

@@ -48,7 +48,8 @@ from .metrics import KINDS, Outcome, check, check_strict, compare, describe
 ROOT = fetch.ROOT
 LABELS = Path(__file__).resolve().parent / "labels"
 RESULTS = ROOT / "bench" / "results"
-CHILD_TIMEOUT = 900
+CHILD_TIMEOUT = 960  # past the Lambda's 15 minutes: a bounded fact fails, the run goes on
+LARGE = "gen-large-csv"
 TARGETS = {"table": 0.98, "prose": 0.98, "heading": 0.95}
 # The report formats that count as reading the file as what it is.
 READ_AS = {
@@ -345,8 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     generated: list[Score] = []
     if args.set == "dev" and not args.no_generated:
         gen_docs = selected(GENERATED, args)
-        if any(not fetch.resolve(d).exists() for d in gen_docs):
-            generate.main([])
+        if any(not fetch.resolve(d).exists() for d in gen_docs if d.name != LARGE):
+            generate.main([])  # the 200 MB CSV only with generate --large: else "missing"
         generated = run(gen_docs, load_labels("generated"), args.show_failed)
     print("\n".join(summary_md(real, ("table", "prose", "heading"))))
     if generated:

@@ -156,3 +156,12 @@ def test_a_known_format_not_read_as_itself_is_a_failure_not_unsupported() -> Non
     score = Score("c", "csv", "de", "real")
     outcome_of(csv_doc, refused, score)
     assert score.status == "misread"
+
+
+def test_a_bounded_fact_wants_a_read_or_a_typed_refusal_within_a_lambda() -> None:
+    fact = {"kind": "bounded"}
+    assert check(fact, Outcome("ok", "x", seconds=30, rss_mib=260))
+    assert check(fact, Outcome("error", seconds=0.1, rss_mib=50))
+    assert not check(fact, Outcome("ok", "x", seconds=901, rss_mib=260))
+    assert not check(fact, Outcome("ok", "x", seconds=30, rss_mib=2100))
+    assert not check(fact, Outcome("crash", seconds=3, rss_mib=50))

@@ -70,7 +70,7 @@ def throwaway_stack(tag: str, opensearch_url: str, endpoint: str) -> Iterator[St
     try:
         yield cfg
     finally:
-        from chunkwise.adapters.opensearch.index import connect
+        from chunkwise.adapters.opensearch.client import connect
 
         delete_resources(cfg, connect(opensearch_url))
         os.environ.clear()
@@ -250,10 +250,10 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
 def _marker_searches(
     cfg: StackConfig, puts: Sequence[tuple[str, str, str]]
 ) -> tuple[int, int, int]:
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.embedding.embed import get_embedder
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     current = current_versions(cfg)
     searcher = Searcher(
@@ -598,7 +598,7 @@ def _wait_searchable(cfg: StackConfig, opensearch_url: str, documents: int) -> N
     revision switch never forces a refresh); at most 30 s."""
     import time
 
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
 
     client = connect(opensearch_url)
     body = {"size": 0, "aggs": {"docs": {"cardinality": {"field": "doc_id"}}}}
@@ -612,10 +612,11 @@ def _wait_searchable(cfg: StackConfig, opensearch_url: str, documents: int) -> N
 
 def _unbounded_query_error(cfg: StackConfig, text: str) -> str:
     """What the search layer makes of a query the node refuses (clause limit)."""
-    from chunkwise.adapters.opensearch.index import RetryPolicy, connect
+    from chunkwise.adapters.opensearch.client import connect
+    from chunkwise.adapters.opensearch.retries import RetryPolicy
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.embedding.embed import get_embedder
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     searcher = Searcher(
         connect(cfg.opensearch_url),

@@ -29,7 +29,7 @@ from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
-from chunkwise.index.bodies import IndexNames
+from chunkwise.index.names import IndexNames
 from chunkwise.ingest.pipeline import DEFAULT_SUFFIXES, PipelineConfig, build_config
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)

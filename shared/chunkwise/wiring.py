@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunkwise.adapters.boto import boto_client
 from chunkwise.adapters.s3 import S3Bucket
-from chunkwise.index.bodies import GenerationModel
+from chunkwise.index.generation_model import GenerationModel
 from chunkwise.ingest.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def build_pipeline(
     config = settings.pipeline_config()
     client = os_client or opensearch_client(settings)
     s3 = boto_client("s3", s3_client)
-    from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
+    from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 
     indexes: dict[str | None, OpenSearchSwitchIndex] = {}
     emb = embedder or get_embedder(settings.embedder)
@@ -117,7 +117,8 @@ def ensure_index(
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
     from chunkwise.adapters.opensearch.search import ensure_search_pipelines
     from chunkwise.embedding.embed import get_embedder
-    from chunkwise.index.bodies import model_mismatch, new_generation_id
+    from chunkwise.index.generation_model import model_mismatch
+    from chunkwise.index.names import new_generation_id
 
     client = client or opensearch_client(settings)
     names = settings.names

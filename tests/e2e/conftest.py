@@ -162,7 +162,7 @@ def stack() -> Iterator[Stack]:
 def searcher(stack: Stack) -> Any:
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.embedding.embed import get_embedder
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     return Searcher(_os_client(), get_embedder("local"), IndexNames(stack.cfg.index_prefix))
 
@@ -170,6 +170,6 @@ def searcher(stack: Stack) -> Any:
 @pytest.fixture(scope="module")
 def index(stack: Stack) -> Any:
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     return OpenSearchIndex(_os_client(), IndexNames(stack.cfg.index_prefix))

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from chunkwise import progress
-from chunkwise.index.bodies import State, make_doc_id
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
 from chunkwise.ingest.pipeline import parse_message
 from chunkwise.search.hybrid import SearchFilters
 

@@ -19,21 +19,15 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.adapters.opensearch.index import (
-    OpenSearchIndex,
-    RetryPolicy,
-    TransientOpenSearchError,
-    connect,
-)
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy, TransientOpenSearchError
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index.bodies import (
-    IndexNames,
-    ObjectVersion,
-    State,
-    make_doc_id,
-)
+from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.search.hybrid import SearchFilters
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs

@@ -11,7 +11,7 @@ import pytest
 
 from chunkwise import ChunkerConfig, chunk_text
 from chunkwise.chunking.tokens import HFTokenCounter
-from chunkwise.index.bodies import lang_fields
+from chunkwise.index.documents import lang_fields
 from chunkwise.text.lang import detect_part_language
 from tests.chunk_invariants import assert_offsets
 

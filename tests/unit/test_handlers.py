@@ -15,7 +15,7 @@ import pytest
 
 from chunkwise.cli.local import LocalContext
 from chunkwise.errors import ConfigError, TransientError
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
 from tests.fakes.pipeline import BUCKET, DATA, load_event, make_rig
 

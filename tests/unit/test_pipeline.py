@@ -8,7 +8,8 @@ import pytest
 
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.extract import CorruptDocument, LimitExceeded, UnsupportedFormat
-from chunkwise.index.bodies import State, make_doc_id
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
 from chunkwise.ingest.pipeline import (
     MessageError,
     ObjectChange,
@@ -477,7 +478,7 @@ def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
 
 
 def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> None:
-    from chunkwise.index.bodies import RevisionState
+    from chunkwise.index.revision_queries import RevisionState
     from chunkwise.ingest.pipeline import apply_retention, build_config
     from tests.fakes.pipeline import FakeArtifactStore
 

@@ -9,7 +9,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 from chunkwise.ingest.pipeline import parse_message, sweep
 from tests.fakes.pipeline import BUCKET, FakeLiveSet, make_rig
 

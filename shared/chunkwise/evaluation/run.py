@@ -27,9 +27,11 @@ from typing import Any
 
 from chunkwise import progress
 from chunkwise.adapters.opensearch.client import Client as OpenSearch
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.embedding.embed import Embedder, default_embedder, own_token_counter
@@ -51,13 +53,9 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.index.bodies import (
-    GenerationModel,
-    IndexNames,
-    ObjectVersion,
-    make_doc_id,
-    new_generation_id,
-)
+from chunkwise.index.generation_model import GenerationModel
+from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.pipeline import with_identity
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.schema import Chunk

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
 from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.adapters.sqs import SqsQueue
-from chunkwise.index.bodies import GenerationModel
+from chunkwise.index.generation_model import GenerationModel
 from chunkwise.ingest.pipeline import (
     GenerationCheck,
     RetentionResult,
@@ -71,7 +71,7 @@ def run_retention(
 ) -> RetentionResult:
     """The retention step: chunks and artifacts of revisions deleted or superseded
     longer than ``older_than`` (default: the ``retention`` setting) ago."""
-    from chunkwise.index.bodies import parse_duration_seconds
+    from chunkwise.index.revision_queries import parse_duration_seconds
     from chunkwise.ingest.pipeline import apply_retention
 
     config = settings.pipeline_config()
@@ -94,7 +94,7 @@ def start_rechunk(
     """Create a new generation index and enqueue one rechunk message per object."""
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
     from chunkwise.embedding.embed import get_embedder
-    from chunkwise.index.bodies import new_generation_id
+    from chunkwise.index.names import new_generation_id
     from chunkwise.ingest.pipeline import fan_out_rechunk
 
     if not settings.queue_url:

@@ -20,7 +20,7 @@ become ``deleted``).
 Identifiers
 -----------
 ``doc_id`` = first 32 hex digits of sha256(``bucket`` + NUL + ``key``)
-(`chunkwise.index.bodies.make_doc_id`): stable for the life of the key, the same in
+(`chunkwise.index.names.make_doc_id`): stable for the life of the key, the same in
 every generation, safe as ``_id`` prefix and routing value. The revision is the
 S3 VersionId (``etag-<etag>`` for unversioned buckets).
 
@@ -65,13 +65,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chunkwise import progress
 from chunkwise.embedding.embed import sizer_for
 from chunkwise.errors import ChunkwiseError, ConfigError, PermanentError, TransientError
-from chunkwise.index.bodies import (
-    GENERATION_RE,
-    ObjectVersion,
-    RevisionState,
-    State,
-    make_doc_id,
-)
+from chunkwise.index.names import GENERATION_RE, make_doc_id
+from chunkwise.index.revision_queries import RevisionState
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.ingest.revisions import Loaded, Outcome, RevisionSwitch, SwitchIndexPort
 from chunkwise.schema import Chunk

@@ -24,7 +24,7 @@ from typing import Any
 from bench.faults.scenarios import s3_client, throwaway_stack
 from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.embedding.embed import Embedder, default_embedder, sizer_for
-from chunkwise.ingest.pipeline import ObjectChange
+from chunkwise.ingest.messages import ObjectChange
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -133,8 +133,8 @@ def failed_ids(response: dict[str, Any]) -> set[str]:
 
 
 def live_revisions(cfg: StackConfig) -> dict[str, set[str]]:
-    from chunkwise.ingest.operations import live_set
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import live_set
 
     return live_set(load_settings()).live_revisions()
 
@@ -191,8 +191,8 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
         for batch in batches(delivered):
             failures += len(failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext())))
         before_sweep, total = converged(cfg)
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         first = run_sweep(load_settings(), enqueue=False)
         after_sweep, _ = converged(cfg)
@@ -313,8 +313,8 @@ def outage_scenario(opensearch_url: str, endpoint: str) -> Rows:
             for batch in batches(pending):
                 failed |= failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext()))
             pending = [r for r in pending if r["messageId"] in failed]
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         sweep = run_sweep(load_settings(), enqueue=False)
         live, total = converged(cfg)
@@ -402,8 +402,8 @@ def poison_scenario(
             for x in logs
             if "permanent failure" in str(x.get("message", ""))
         }
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         sweeps = [run_sweep(load_settings(), enqueue=True) for _ in range(2)]
         sizes = {k: len(v) for k, v in files.items()}

@@ -37,11 +37,14 @@ from chunkwise.errors import ChunkwiseError, PermanentError
 from chunkwise.ingest.budget import BatchBudgets, DocumentBudget
 from chunkwise.ingest.messages import MessageOutcome, QueuedMessage, ingest_messages, read_messages
 from chunkwise.settings import IngestSettings, load_settings
+from chunkwise.wiring import pipeline_config
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from chunkwise.ingest.pipeline import IngestResult, ObjectChange, Pipeline
+    from chunkwise.ingest.messages import ObjectChange
+    from chunkwise.ingest.pipeline import Pipeline
+    from chunkwise.ingest.result import IngestResult
 
 logger = Logger(service="chunkwise-ingest")
 tracer = Tracer(service="chunkwise-ingest")
@@ -50,8 +53,10 @@ metrics = Metrics(namespace="chunkwise", service="ingest")
 # mapping then treat them alike, and the log line of each failure says why.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
-# Cold start: a bad variable fails here, loudly.
+# Cold start: a bad variable, or a bad combination of them (the pipeline's
+# configuration), fails here, loudly.
 SETTINGS: IngestSettings = load_settings(IngestSettings)
+pipeline_config(SETTINGS)
 _PIPELINE: Pipeline | None = None
 CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
 

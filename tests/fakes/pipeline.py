@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chunkwise.index.states import State
-from chunkwise.ingest.pipeline import Pipeline, PipelineConfig
+from chunkwise.ingest.config import PipelineConfig
+from chunkwise.ingest.pipeline import Pipeline
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import FakeIndex
 

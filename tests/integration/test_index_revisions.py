@@ -329,7 +329,8 @@ def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
     client: OpenSearch, embedder: Embedder
 ) -> None:
     from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
-    from chunkwise.ingest.pipeline import build_config, sweep
+    from chunkwise.ingest.config import build_config
+    from chunkwise.ingest.maintenance import sweep
     from tests.fakes.bucket import FakeBucket
     from tests.fakes.pipeline import FakeQueue
     from tests.integration.live_index import live_test_index

@@ -79,6 +79,17 @@ def test_settings_are_validated_at_cold_start(monkeypatch: pytest.MonkeyPatch) -
         load("ingest")
 
 
+def test_the_reconcile_function_refuses_a_bad_pipeline_config_at_cold_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "docs/")
+    monkeypatch.setenv("CHUNKWISE_ARTIFACTS_PREFIX", "docs/extracted/")
+    with pytest.raises(ConfigError, match="artifacts"):
+        load("reconcile")
+    monkeypatch.setenv("CHUNKWISE_ARTIFACTS_PREFIX", "extracted/")
+    assert load("reconcile").SETTINGS.artifacts_prefix == "extracted/"
+
+
 def test_put_then_second_version_then_delete(ingest: tuple[ModuleType, Any]) -> None:
     mod, rig = ingest
     doc_id = make_doc_id(BUCKET, "incoming/manual_en.md")
@@ -167,7 +178,7 @@ def test_eventbridge_events_via_sqs_and_direct(ingest: tuple[ModuleType, Any]) -
 
 
 def test_rechunk_message_goes_to_the_generation(ingest: tuple[ModuleType, Any]) -> None:
-    from chunkwise.ingest.pipeline import change_message
+    from chunkwise.ingest.messages import change_message
 
     mod, rig = ingest
     rig.store.put("incoming/manual_en.md", MANUAL)
@@ -333,8 +344,8 @@ def test_query_unavailable_is_503() -> None:
 
 
 def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise.ingest import operations
-    from chunkwise.ingest.pipeline import GenerationCheck, SweepResult
+    from chunkwise.ingest.maintenance import GenerationCheck, SweepResult
+    from chunkwise.wiring import operations
 
     mod = load("reconcile")
     calls: list[Any] = []
@@ -494,7 +505,7 @@ def test_malformed_message_is_logged_with_its_id_and_reason(
 
 
 def _record_for(key: str, message_id: str) -> dict[str, Any]:
-    from chunkwise.ingest.pipeline import change_message
+    from chunkwise.ingest.messages import change_message
 
     record = copy.deepcopy(load_event("sqs_s3_put.json")["Records"][0])  # type: ignore[index]
     record["messageId"] = message_id
@@ -578,15 +589,15 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     mod._PIPELINE = rig.pipeline
     clock = [0.0]
     mod.CLOCK = lambda: clock[0]
-    load_chunks = rig.pipeline.load_chunks
+    load_document = rig.pipeline.documents.load
     seconds = {"incoming/manual_en.md": 10.0, "incoming/handbuch_de.md": 13.0}
 
     def slow_load(version: Any, *args: Any) -> Any:
-        chunks = load_chunks(version, *args)
+        load = load_document(version, *args)
         clock[0] += seconds[version.key]
-        return chunks
+        return load
 
-    rig.pipeline.load_chunks = slow_load  # type: ignore[method-assign]
+    rig.pipeline.documents.load = slow_load  # type: ignore[method-assign]
     rig.store.put("incoming/manual_en.md", MANUAL)
     rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
     event = {
@@ -615,7 +626,7 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
 def test_malformed_eventbridge_event_is_logged_before_it_fails(
     ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from chunkwise.ingest.pipeline import MessageError
+    from chunkwise.ingest.messages import MessageError
 
     mod, _rig = ingest
     event = {"source": "aws.s3", "id": "ev-1", "detail-type": "Object Created", "detail": {}}

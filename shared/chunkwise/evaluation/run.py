@@ -56,7 +56,7 @@ from chunkwise.evaluation.evaluate import (
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
 from chunkwise.index.versions import ObjectVersion
-from chunkwise.ingest.pipeline import with_identity
+from chunkwise.ingest.document import with_identity
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.schema import Chunk
 from chunkwise.search.hybrid import (

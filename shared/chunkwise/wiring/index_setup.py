@@ -1,104 +1,22 @@
-"""The composition root: builds clients, the pipeline and the deploy-time index setup.
-
-- `opensearch_client` / `opensearch_index`: the configured cluster and index adapter
-- `build_pipeline`: the production pipeline (S3 bucket, OpenSearch, the embedder)
-- `ensure_index`, `setup_*_query_model`: what the admin function and `chunkwise local
-  up` run once (index template, first generation, aliases, search pipelines, the
-  cluster's query model)
-
-Settings come from `chunkwise.settings`; the adapters from `chunkwise.adapters`; the
-ingest operations built on these live in `chunkwise.ingest.operations`.
-"""
+"""The deploy-time index setup: what the admin function and `chunkwise local up` run
+once (index template, first generation, aliases, search pipelines, the cluster's
+query model)."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
 
-from chunkwise.adapters.boto import boto_client
-from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.index.generation_model import GenerationModel
-from chunkwise.ingest.pipeline import Pipeline
+from chunkwise.wiring.clients import opensearch_client
 
 if TYPE_CHECKING:
     from chunkwise.adapters.opensearch.client import Client
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
     from chunkwise.embedding.embed import Embedder
     from chunkwise.search.query_model import QueryModelSpec
-    from chunkwise.settings import AdminSettings, IngestSettings, OpenSearchSettings
+    from chunkwise.settings import AdminSettings, OpenSearchSettings
 
 log = logging.getLogger("chunkwise.wiring")
-
-
-def opensearch_client(settings: OpenSearchSettings) -> Client:
-    """A client for the configured endpoint; SigV4 (``es`` or ``aoss``) when asked."""
-    from chunkwise.adapters.opensearch.client import client_for
-
-    return client_for(
-        settings.opensearch_url,
-        auth=settings.opensearch_auth,
-        timeout=settings.opensearch_timeout,
-        region=settings.region,
-    )
-
-
-def opensearch_index(
-    settings: OpenSearchSettings,
-    generation: str | None = None,
-    client: Client | None = None,
-    model: GenerationModel | None = None,
-) -> OpenSearchIndex:
-    """The write alias, or the physical index of ``generation`` (re-chunk builds);
-    with ``model``, writes are refused into a generation of another model."""
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
-
-    names = settings.names
-    target = names.index(generation) if generation else None
-    return OpenSearchIndex(client or opensearch_client(settings), names, target=target, model=model)
-
-
-def build_pipeline(
-    settings: IngestSettings,
-    *,
-    s3_client: Any | None = None,
-    os_client: Client | None = None,
-    embedder: Embedder | None = None,
-) -> Pipeline:
-    """The production pipeline: boto3 S3, OpenSearch, the configured embedder."""
-    from chunkwise.embedding.embed import get_embedder
-
-    config = settings.pipeline_config()
-    client = os_client or opensearch_client(settings)
-    s3 = boto_client("s3", s3_client)
-    from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
-
-    indexes: dict[str | None, OpenSearchSwitchIndex] = {}
-    emb = embedder or get_embedder(settings.embedder)
-    model = GenerationModel.of(emb)
-
-    def index_for(generation: str | None) -> OpenSearchSwitchIndex:
-        if generation not in indexes:
-            index = opensearch_index(settings, generation, client, model)
-            indexes[generation] = OpenSearchSwitchIndex(index)
-        return indexes[generation]
-
-    ocr = None
-    if settings.ocr == "textract":
-        from chunkwise.adapters.textract import textract_ocr
-
-        ocr = textract_ocr(settings.region or None)
-    return Pipeline(
-        config,
-        store=S3Bucket(config.bucket, s3),
-        artifacts=S3Bucket(config.artifacts_location, s3),
-        index_for=index_for,
-        embedder=emb,
-        ocr=ocr,
-    )
-
-
-# --------------------------------------------------------------------------- index setup
-# Used by the admin function and by `chunkwise local up`.
 
 
 def ensure_index(

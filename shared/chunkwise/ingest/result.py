@@ -59,8 +59,10 @@ class IngestResult:
             "generation": self.generation,
             "chunks": self.chunks,
             "runts": self.runts,
+            "tokens": self.tokens,
             "rounds": self.rounds,
             "actions": self.actions,
             "stages": {k: round(v, 4) for k, v in self.stages.items()},
             "chunk_chars": self.chunk_chars,
+            "extraction": self.extraction.log_fields() if self.extraction else None,
         }

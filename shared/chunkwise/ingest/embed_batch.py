@@ -52,7 +52,7 @@ class BatchLoader:
         self.embedder = embedder
         self.budget_for = budget_for
         self.budgets: dict[str, DocumentBudget] = {}
-        self.loads: dict[str, DocumentLoad] = {}  # the latest load of each document
+        self.loads: dict[str, DocumentLoad] = {}  # the latest load of each loaded document
         self.embed_seconds: dict[str, float] = {}  # its share of the embedding calls
 
     def __call__(self, items: Sequence[tuple[str, str, ObjectVersion]]) -> Results:
@@ -74,11 +74,11 @@ class BatchLoader:
                 out[doc_id] = Loaded(chunks, vectors[doc_id])
         return out
 
-    @staticmethod
-    def fail(out: Results, doc_id: str, exc: ChunkwiseError) -> None:
+    def fail(self, out: Results, doc_id: str, exc: ChunkwiseError) -> None:
         # Kept until the batch ends: without its traceback, which holds the failed
-        # document's frames (source bytes, extracted text) alive.
+        # document's frames (source bytes, extracted text) alive, and without its load.
         out[doc_id] = exc.with_traceback(None)
+        self.loads.pop(doc_id, None)
         del exc
         gc.collect()  # what the failed document held is not the next one's to carry
 

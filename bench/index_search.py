@@ -35,16 +35,15 @@ from pathlib import Path
 
 import numpy as np
 
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries, connect
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import bulk_with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
-from chunkwise.index.bodies import (
-    IndexNames,
-    ObjectVersion,
-    State,
-    bulk_actions,
-    make_doc_id,
-)
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
+from chunkwise.index.documents import bulk_actions
+from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.models.local import default_embedder
 from chunkwise.schema import Chunk

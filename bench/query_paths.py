@@ -35,13 +35,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_models
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli import embed_endpoint
 from chunkwise.evaluation.evaluate import load_config, load_corpus, load_questions
 from chunkwise.evaluation.run import _EmbeddingCache, extract_corpus, ingest
-from chunkwise.index.bodies import template_name
+from chunkwise.index.names import template_name
 from chunkwise.models.local import default_embedder
 from chunkwise.search.hybrid import (
     Hit,
@@ -119,8 +120,8 @@ FIRST_QUERY = """
 import sys, time
 t0 = time.perf_counter()
 from chunkwise.wiring.embedders import get_embedder
-from chunkwise.index.bodies import IndexNames
-from chunkwise.adapters.opensearch.index import connect
+from chunkwise.index.names import IndexNames
+from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.search import Searcher
 s = Searcher(connect(sys.argv[1]), get_embedder("local"), IndexNames(sys.argv[2]),
              fusion="server", query_embedding=sys.argv[3])

@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.faults.scenarios import s3_client, throwaway_stack
 from chunkwise.embedding.embed import Embedder, sizer_for
-from chunkwise.ingest.pipeline import ObjectChange
+from chunkwise.ingest.messages import ObjectChange
 from chunkwise.models.counter import HFTokenCounter
 from chunkwise.models.local import default_embedder
 

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     import boto3
 
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
     from chunkwise.cli.local import (
         DEFAULT_ENDPOINT,
         DEFAULT_OPENSEARCH,
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         delete_resources,
         stack_up,
     )
-    from chunkwise.index.bodies import IndexNames, make_doc_id
+    from chunkwise.index.names import IndexNames, make_doc_id
 
     tag = uuid.uuid4().hex[:6]
     cfg = StackConfig(

@@ -45,8 +45,9 @@ from pathlib import Path
 
 from chunkwise.settings import load_settings
 from chunkwise.wiring.embedders import embedder_for
-from chunkwise.index.bodies import make_doc_id
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.index.names import make_doc_id
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.cli.local import Runner, apply_env, load_state
 from chunkwise.search.hybrid import SearchFilters
 from chunkwise.adapters.opensearch.search import Searcher

@@ -70,7 +70,7 @@ def throwaway_stack(tag: str, opensearch_url: str, endpoint: str) -> Iterator[St
     try:
         yield cfg
     finally:
-        from chunkwise.adapters.opensearch.index import connect
+        from chunkwise.adapters.opensearch.client import connect
 
         delete_resources(cfg, connect(opensearch_url))
         os.environ.clear()
@@ -133,8 +133,8 @@ def failed_ids(response: dict[str, Any]) -> set[str]:
 
 
 def live_revisions(cfg: StackConfig) -> dict[str, set[str]]:
-    from chunkwise.ingest.operations import live_set
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import live_set
 
     return live_set(load_settings()).live_revisions()
 
@@ -191,8 +191,8 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
         for batch in batches(delivered):
             failures += len(failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext())))
         before_sweep, total = converged(cfg)
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         first = run_sweep(load_settings(), enqueue=False)
         after_sweep, _ = converged(cfg)
@@ -250,9 +250,9 @@ def events_scenario(opensearch_url: str, endpoint: str, seed: int = 14) -> Rows:
 def _marker_searches(
     cfg: StackConfig, puts: Sequence[tuple[str, str, str]]
 ) -> tuple[int, int, int]:
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
     from chunkwise.wiring.embedders import get_embedder
 
     current = current_versions(cfg)
@@ -313,8 +313,8 @@ def outage_scenario(opensearch_url: str, endpoint: str) -> Rows:
             for batch in batches(pending):
                 failed |= failed_ids(ingest.lambda_handler({"Records": batch}, LocalContext()))
             pending = [r for r in pending if r["messageId"] in failed]
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         sweep = run_sweep(load_settings(), enqueue=False)
         live, total = converged(cfg)
@@ -402,8 +402,8 @@ def poison_scenario(
             for x in logs
             if "permanent failure" in str(x.get("message", ""))
         }
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         sweeps = [run_sweep(load_settings(), enqueue=True) for _ in range(2)]
         sizes = {k: len(v) for k, v in files.items()}
@@ -598,7 +598,7 @@ def _wait_searchable(cfg: StackConfig, opensearch_url: str, documents: int) -> N
     revision switch never forces a refresh); at most 30 s."""
     import time
 
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
 
     client = connect(opensearch_url)
     body = {"size": 0, "aggs": {"docs": {"cardinality": {"field": "doc_id"}}}}
@@ -612,9 +612,10 @@ def _wait_searchable(cfg: StackConfig, opensearch_url: str, documents: int) -> N
 
 def _unbounded_query_error(cfg: StackConfig, text: str) -> str:
     """What the search layer makes of a query the node refuses (clause limit)."""
-    from chunkwise.adapters.opensearch.index import RetryPolicy, connect
+    from chunkwise.adapters.opensearch.client import connect
+    from chunkwise.adapters.opensearch.retries import RetryPolicy
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
     from chunkwise.wiring.embedders import get_embedder
 
     searcher = Searcher(

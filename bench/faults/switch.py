@@ -27,18 +27,14 @@ from typing import Any
 
 from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
-from chunkwise.index.bodies import IndexNames, make_doc_id
-from chunkwise.ingest.revisions import (
-    CANDIDATE_STATES,
-    Candidate,
-    Loaded,
-    Phase,
-    RevisionSwitch,
-    Version,
-    read_current,
-)
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
+from chunkwise.index.heads import CANDIDATE_STATES
+from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.reading import Candidate, read_current
+from chunkwise.ingest.revisions import Loaded, Phase, RevisionSwitch, Version
 from chunkwise.schema import Chunk
 
 BUCKET = "faults"

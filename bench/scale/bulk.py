@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from chunkwise import chunk_text
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import bulk_with_retries
 from chunkwise.index.backfill import BackfillSpec
-from chunkwise.index.bodies import State, bulk_actions, make_doc_id
+from chunkwise.index.documents import bulk_actions
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
 from chunkwise.schema import Chunk
 
 if TYPE_CHECKING:

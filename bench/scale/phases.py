@@ -20,7 +20,7 @@ from bench.scale.queries import (
     percentiles,
     sample_queries,
 )
-from chunkwise.adapters.opensearch.index import connect
+from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli.local import (
     RunStats,
@@ -30,7 +30,7 @@ from chunkwise.cli.local import (
     run_workers,
     stack_up,
 )
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 from chunkwise.search.hybrid import PIPELINE_RRF, SearchFilters
 
 UPLOAD_THREADS = 8

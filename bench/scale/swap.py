@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from bench.scale.queries import SwapProbe, measure, sample_queries
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
-from chunkwise.ingest.operations import finish_rechunk, start_rechunk
 from chunkwise.search.hybrid import PIPELINE_RRF
+from chunkwise.wiring.operations import finish_rechunk, start_rechunk
 
 if TYPE_CHECKING:
     from bench.scale.phases import Bench

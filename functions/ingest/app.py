@@ -37,11 +37,14 @@ from chunkwise.errors import ChunkwiseError, PermanentError
 from chunkwise.ingest.budget import BatchBudgets, DocumentBudget
 from chunkwise.ingest.messages import MessageOutcome, QueuedMessage, ingest_messages, read_messages
 from chunkwise.settings import IngestSettings, load_settings
+from chunkwise.wiring import pipeline_config
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from chunkwise.ingest.pipeline import IngestResult, ObjectChange, Pipeline
+    from chunkwise.ingest.messages import ObjectChange
+    from chunkwise.ingest.pipeline import Pipeline
+    from chunkwise.ingest.result import IngestResult
 
 logger = Logger(service="chunkwise-ingest")
 tracer = Tracer(service="chunkwise-ingest")
@@ -50,8 +53,10 @@ metrics = Metrics(namespace="chunkwise", service="ingest")
 # mapping then treat them alike, and the log line of each failure says why.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
-# Cold start: a bad variable fails here, loudly.
+# Cold start: a bad variable, or a bad combination of them (the pipeline's
+# configuration), fails here, loudly.
 SETTINGS: IngestSettings = load_settings(IngestSettings)
+pipeline_config(SETTINGS)
 _PIPELINE: Pipeline | None = None
 CLOCK = time.monotonic  # the budgets' clock (tests put a fake one here)
 
@@ -111,16 +116,44 @@ def _error_fields(exc: ChunkwiseError) -> dict[str, str]:
 
 def _report_indexed(result: IngestResult) -> None:
     logger.info("ingested", extra=result.log_fields())
-    metrics.add_metric(name=f"Documents_{result.status}", unit=MetricUnit.Count, value=1)
+    for name, unit, value in document_metrics(result):
+        metrics.add_metric(name=name, unit=unit, value=value)
+
+
+Metric = tuple[str, MetricUnit, float]
+
+
+def document_metrics(result: IngestResult) -> list[Metric]:
+    """The metrics of one document that came through: its outcome; for a new revision
+    its chunks, tokens and what the extraction found; the stage latencies."""
+    count = MetricUnit.Count
+    out: list[Metric] = [(f"Documents_{result.status}", count, 1)]
     if result.status == "indexed":
-        metrics.add_metric(name="Chunks", unit=MetricUnit.Count, value=result.chunks)
-        metrics.add_metric(name="Runts", unit=MetricUnit.Count, value=result.runts)
-        for name, value in result.chunk_chars.items():
-            metrics.add_metric(name=f"ChunkChars_{name}", unit=MetricUnit.Count, value=value)
-    for stage, seconds in result.stages.items():
-        metrics.add_metric(
-            name=f"Stage_{stage}", unit=MetricUnit.Milliseconds, value=seconds * 1000.0
-        )
+        out += [("Chunks", count, result.chunks), ("Runts", count, result.runts)]
+        out.append(("Tokens", count, result.tokens))
+        out += [(f"ChunkChars_{name}", count, value) for name, value in result.chunk_chars.items()]
+        out += _extraction_metrics(result)
+    out += [
+        (f"Stage_{stage}", MetricUnit.Milliseconds, seconds * 1000.0)
+        for stage, seconds in result.stages.items()
+    ]
+    return out
+
+
+def _extraction_metrics(result: IngestResult) -> list[Metric]:
+    facts, count = result.extraction, MetricUnit.Count
+    if facts is None:
+        return []
+    out: list[Metric] = [
+        ("Tables", count, facts.tables),
+        ("TablesStitched", count, facts.tables_stitched),
+        ("ExtractionWarnings", count, facts.warnings),
+        ("OcrPages", count, facts.ocr_pages),
+        ("PagesWithoutText", count, facts.pages_without_text),
+    ]
+    if facts.pages is not None:  # paged formats only (PDF)
+        out.append(("Pages", count, facts.pages))
+    return out
 
 
 def _report_failed(change: ObjectChange, exc: ChunkwiseError, receive_count: int) -> None:

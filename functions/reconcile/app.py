@@ -24,6 +24,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
 from chunkwise.settings import ReconcileSettings, load_settings
+from chunkwise.wiring import pipeline_config
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -32,11 +33,14 @@ logger = Logger(service="chunkwise-reconcile")
 tracer = Tracer(service="chunkwise-reconcile")
 metrics = Metrics(namespace="chunkwise", service="reconcile")
 
+# Cold start: a bad variable, or a bad combination of them (the pipeline's
+# configuration), fails here, loudly.
 SETTINGS: ReconcileSettings = load_settings(ReconcileSettings)
+pipeline_config(SETTINGS)
 
 
 def handle(event: dict[str, Any]) -> dict[str, Any]:
-    from chunkwise.ingest import operations
+    from chunkwise.wiring import operations
 
     if not isinstance(event, dict):  # EventBridge Scheduler without an Input
         event = {}

@@ -29,8 +29,7 @@ from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
-from chunkwise.index.bodies import IndexNames
-from chunkwise.ingest.pipeline import DEFAULT_SUFFIXES, PipelineConfig, build_config
+from chunkwise.index.names import IndexNames
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -70,29 +69,20 @@ class EmbedderSettings(_Base):
 
 
 class SourceSettings(_Base):
-    """The source bucket, the artifacts location and the per-document limits."""
+    """The source bucket, the artifacts location and the per-document limits, as plain
+    values: `chunkwise.wiring.pipeline_config` makes the pipeline's configuration of
+    them and checks how they combine (the functions call it at cold start)."""
 
     bucket: str = Field("", description="source bucket (required where a bucket is read)")
     input_prefix: str = "incoming/"
     artifacts_bucket: str = ""
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
-    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    # None: the pipeline's own default types (chunkwise.ingest.config.DEFAULT_SUFFIXES).
+    allowed_suffixes: tuple[str, ...] | None = None
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)
     ocr: Literal["none", "textract"] = "none"
-
-    def pipeline_config(self) -> PipelineConfig:
-        return build_config(
-            bucket=self.bucket,
-            input_prefix=self.input_prefix,
-            artifacts_bucket=self.artifacts_bucket,
-            artifacts_prefix=self.artifacts_prefix,
-            max_object_bytes=self.max_object_bytes,
-            allowed_suffixes=self.allowed_suffixes,
-            max_chunks_per_document=self.max_chunks_per_document,
-            max_tokens_per_document=self.max_tokens_per_document,
-        )
 
 
 class QueueSettings(_Base):
@@ -147,6 +137,8 @@ def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
     """``model`` from the environment, validated once; ConfigError names the bad variables.
 
     A model with a source bucket requires one; a configured model path must exist.
+    How the source values combine is the
+    pipeline's to check (`chunkwise.wiring.pipeline_config`).
     """
     try:
         s = model(**overrides)
@@ -155,10 +147,8 @@ def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
             f"CHUNKWISE_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
         ]
         raise ConfigError("invalid settings: " + "; ".join(parts)) from exc
-    if isinstance(s, SourceSettings):
-        if not s.bucket:
-            raise ConfigError("CHUNKWISE_BUCKET: required (the source bucket)")
-        s.pipeline_config()
+    if isinstance(s, SourceSettings) and not s.bucket:
+        raise ConfigError("CHUNKWISE_BUCKET: required (the source bucket)")
     if isinstance(s, OpenSearchSettings):
         s.names  # noqa: B018 - validates the index prefix
     if isinstance(s, EmbedderSettings) and s.model_path and not s.model_path.exists():

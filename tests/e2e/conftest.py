@@ -161,7 +161,7 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture(scope="module")
 def searcher(stack: Stack) -> Any:
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
     from chunkwise.wiring.embedders import get_embedder
 
     return Searcher(_os_client(), get_embedder("local"), IndexNames(stack.cfg.index_prefix))
@@ -170,6 +170,6 @@ def searcher(stack: Stack) -> Any:
 @pytest.fixture(scope="module")
 def index(stack: Stack) -> Any:
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     return OpenSearchIndex(_os_client(), IndexNames(stack.cfg.index_prefix))

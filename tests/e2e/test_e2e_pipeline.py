@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from chunkwise import progress
-from chunkwise.index.bodies import State, make_doc_id
-from chunkwise.ingest.pipeline import parse_message
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
+from chunkwise.ingest.messages import parse_message
 from chunkwise.search.hybrid import SearchFilters
 
 pytestmark = pytest.mark.e2e
@@ -96,8 +97,8 @@ def test_delete_removes_document(stack: Any, searcher: Any, index: Any) -> None:
     stack.delete(key)
     if not stack.delete_marker_events:
         # moto sends no event for a delete marker (the revision protocol): the sweep repairs it
-        from chunkwise.ingest.operations import run_sweep
         from chunkwise.settings import load_settings
+        from chunkwise.wiring.operations import run_sweep
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)
@@ -150,8 +151,8 @@ def test_poison_document_goes_to_dlq_while_batch_neighbours_succeed(
 def test_reconcile_repairs_document_whose_event_was_lost(
     stack: Any, searcher: Any, index: Any
 ) -> None:
-    from chunkwise.ingest.operations import run_sweep
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import run_sweep
 
     key = stack.key("lost/handbuch.md")
     doc_id = make_doc_id(stack.bucket, key)
@@ -182,8 +183,8 @@ def test_reconcile_repairs_document_whose_event_was_lost(
 
 def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
     """Two buckets may share one index: a sweep of one must not retire the other's."""
-    from chunkwise.ingest.operations import live_set
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import live_set
 
     settings = load_settings()
     mine = live_set(settings).live_revisions()
@@ -193,8 +194,8 @@ def test_live_set_only_counts_its_own_bucket(stack: Any, index: Any) -> None:
 
 
 def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, index: Any) -> None:
-    from chunkwise.ingest.operations import finish_rechunk, start_rechunk
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import finish_rechunk, start_rechunk
 
     key = stack.key("rechunk/manual.md")
     doc_id, rev = ingested(stack, index, key, (DATA / "manual_en.md").read_bytes())
@@ -222,8 +223,8 @@ def test_rechunk_builds_and_swaps_a_new_generation(stack: Any, searcher: Any, in
 def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any) -> None:
     """After an S3 delete and the retention step, no chunk (in any state) and no
     artifact of any revision of the document remains."""
-    from chunkwise.ingest.operations import run_retention
     from chunkwise.settings import load_settings
+    from chunkwise.wiring.operations import run_retention
 
     key = stack.key("erase/gehaelter.md")
     page = b"# Gehaelter\n\nDie Liste ist vertraulich: Meier %s.\n"
@@ -233,7 +234,7 @@ def test_deleted_document_leaves_nothing_after_retention(stack: Any, index: Any)
     assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=artifacts)["KeyCount"] == 4
     stack.delete(key)
     if not stack.delete_marker_events:  # moto: no event for a delete marker, the sweep
-        from chunkwise.ingest.operations import run_sweep
+        from chunkwise.wiring.operations import run_sweep
 
         stack.runner.run(until_idle=2, max_seconds=30)
         run_sweep(load_settings(), enqueue=True)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from chunkwise.cli.local import run_workers
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 
 pytestmark = pytest.mark.e2e
 

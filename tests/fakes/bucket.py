@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from chunkwise.errors import TransientError
-from chunkwise.index.bodies import ObjectVersion
+from chunkwise.index.versions import ObjectVersion
 
 
 @dataclass

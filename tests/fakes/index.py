@@ -6,12 +6,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from chunkwise.index.bodies import (
-    ObjectVersion,
-    RevisionState,
-    State,
-)
-from chunkwise.ingest.revisions import Head, Loaded, absent_head
+from chunkwise.index.heads import Head, absent_head
+from chunkwise.index.revision_queries import RevisionState
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
+from chunkwise.ingest.revisions import Loaded
 from chunkwise.schema import Chunk
 
 

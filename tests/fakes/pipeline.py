@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chunkwise.index.bodies import State
-from chunkwise.ingest.pipeline import Pipeline, PipelineConfig
+from chunkwise.index.states import State
+from chunkwise.ingest.config import PipelineConfig
+from chunkwise.ingest.pipeline import Pipeline
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import FakeIndex
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.index import connect
+from chunkwise.adapters.opensearch.client import connect
 from chunkwise.embedding.embed import Embedder
 from chunkwise.models.local import default_embedder
 from tests.embed_cache import CachedEmbedder

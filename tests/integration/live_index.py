@@ -9,10 +9,11 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import IndexNames, ObjectVersion, template_name
+from chunkwise.index.names import IndexNames, template_name
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.revisions import Loaded, Outcome, RevisionSwitch
 from chunkwise.schema import Chunk
 
@@ -80,8 +81,9 @@ def write_live_without_head(
     index: OpenSearchIndex, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
 ) -> None:
     """Chunks as the older protocol left them: live, no head record; refreshed."""
-    from chunkwise.adapters.opensearch.index import bulk_with_retries
-    from chunkwise.index.bodies import State, bulk_actions
+    from chunkwise.adapters.opensearch.retries import bulk_with_retries
+    from chunkwise.index.documents import bulk_actions
+    from chunkwise.index.states import State
 
     actions = list(bulk_actions(chunks, vectors, index=index.target, state=State.LIVE))
     bulk_with_retries(index.client, actions, refresh=True)

@@ -12,7 +12,7 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.index.backfill import DURABILITY, REFRESH, REPLICAS, BackfillSpec
-from chunkwise.index.bodies import IndexNames
+from chunkwise.index.names import IndexNames
 
 pytestmark = pytest.mark.integration
 

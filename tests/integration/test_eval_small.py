@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from chunkwise import progress
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.evaluation.evaluate import load_corpus, load_questions, parse_config
 from chunkwise.evaluation.run import run_evaluation
-from chunkwise.index.bodies import IndexNames
+from chunkwise.index.names import IndexNames
 
 pytestmark = pytest.mark.integration
 

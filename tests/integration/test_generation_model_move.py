@@ -11,10 +11,12 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
+from chunkwise.adapters.opensearch.generations import GenerationError
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id
+from chunkwise.index.generation_model import GenerationModel
+from chunkwise.index.names import IndexNames, make_doc_id
 from chunkwise.models.local import minilm_embedder
 from tests.embed_cache import CachedEmbedder
 from tests.fakes.bucket import FakeBucket

@@ -11,11 +11,12 @@ from collections.abc import Iterator
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
+from chunkwise.adapters.opensearch.generations import GenerationError
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli.index import main_index
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import IndexNames, make_doc_id, template_name
+from chunkwise.index.names import IndexNames, make_doc_id, template_name
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
 from tests.integration.live_index import drop_prefix, switch_to_current

@@ -19,21 +19,15 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.adapters.opensearch.index import (
-    OpenSearchIndex,
-    RetryPolicy,
-    TransientOpenSearchError,
-    connect,
-)
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy, TransientOpenSearchError
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import PermanentError, TransientError
-from chunkwise.index.bodies import (
-    IndexNames,
-    ObjectVersion,
-    State,
-    make_doc_id,
-)
+from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.search.hybrid import SearchFilters
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
@@ -335,7 +329,8 @@ def test_failure_markers_are_read_by_the_sweep_and_invisible_elsewhere(
     client: OpenSearch, embedder: Embedder
 ) -> None:
     from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
-    from chunkwise.ingest.pipeline import build_config, sweep
+    from chunkwise.ingest.config import build_config
+    from chunkwise.ingest.maintenance import sweep
     from tests.fakes.bucket import FakeBucket
     from tests.fakes.pipeline import FakeQueue
     from tests.integration.live_index import live_test_index

@@ -15,13 +15,8 @@ from opensearchpy import OpenSearch
 
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import (
-    KEYWORD_IGNORE_ABOVE,
-    ROWS_FIELD,
-    IndexNames,
-    index_body,
-    make_doc_id,
-)
+from chunkwise.index.mapping import KEYWORD_IGNORE_ABOVE, ROWS_FIELD, index_body
+from chunkwise.index.names import IndexNames, make_doc_id
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
 from tests.integration.live_index import drop_prefix, write_pending

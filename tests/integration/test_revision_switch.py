@@ -12,18 +12,13 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import IndexNames, make_doc_id
-from chunkwise.ingest.revisions import (
-    CANDIDATE_STATES,
-    Candidate,
-    Loaded,
-    RevisionSwitch,
-    Version,
-    read_current,
-)
+from chunkwise.index.heads import CANDIDATE_STATES
+from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.reading import Candidate, read_current
+from chunkwise.ingest.revisions import Loaded, RevisionSwitch, Version
 from chunkwise.schema import Chunk
 from tests.integration.live_index import drop_prefix
 

@@ -10,11 +10,14 @@ import pytest
 from bench.faults.readonly_proxy import ReadOnlyProxy
 from opensearchpy import OpenSearch
 
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy
 from chunkwise.adapters.opensearch.search import Searcher, detect_caps
 from chunkwise.cli.index import main_search
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import ObjectVersion, make_doc_id
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.search.hybrid import SearchFilters
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs

@@ -10,7 +10,7 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.embedding.embed import Embedder
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 from chunkwise.search.hybrid import SearchFilters, bm25_clause
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs

@@ -20,17 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkwise.errors import TransientError
-from chunkwise.ingest.revisions import (
-    CANDIDATE_STATES,
-    Candidate,
-    Head,
-    Loaded,
-    RevisionSwitch,
-    Version,
-    absent_head,
-    chunk_ids,
-    judge,
-)
+from chunkwise.index.heads import CANDIDATE_STATES, Head, absent_head, chunk_ids
+from chunkwise.index.reading import Candidate, judge
+from chunkwise.ingest.revisions import Loaded, RevisionSwitch, Version
 from chunkwise.schema import Chunk
 
 DOC = "d0"

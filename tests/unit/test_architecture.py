@@ -6,12 +6,16 @@
   through adapters and `chunkwise.wiring`.
 - What the Lambda packages carry never imports what they leave out (cli/, which
   holds the local stack, and evaluation/; mk/sam.mk SAM_NOT_SHIPPED).
+- The domain core never reaches up: it imports none of adapters/, wiring, settings,
+  cli/ or evaluation/ (they import the core, never the other way round).
+- Settings import nothing of ingest/ (the pipeline's configuration is composed in
+  `chunkwise.wiring`).
+- The query path (the search adapter, search/, the reader of the revision protocol
+  and what the query function imports besides the composition root) reaches no
+  ingest module.
 - The package has no import cycle, counting every import: module level, inside
   functions and under TYPE_CHECKING (a lazy import that closes a cycle hides a
   tangle as well as a top-level one).
-- The domain core never imports the composition side (adapters/, wiring, settings,
-  cli/); the models (`chunkwise.models`) sit below the chunker and the embedder
-  port, and the chunker sizes through its `TokenCounter` protocol alone.
 """
 
 from __future__ import annotations
@@ -26,26 +30,17 @@ PACKAGE = ROOT / "shared" / "chunkwise"
 FUNCTIONS = ROOT / "functions"
 AWS_AND_SEARCH_LIBRARIES = ("boto3", "botocore", "opensearchpy", "aws_lambda_powertools")
 NOT_SHIPPED = ("chunkwise.cli", "chunkwise.evaluation")
-#: The domain core: no I/O, and no arrow up to what composes it.
-CORE = (
-    "chunkwise.canonical",
-    "chunkwise.chunking",
-    "chunkwise.embedding",
-    "chunkwise.errors",
-    "chunkwise.extract",
-    "chunkwise.index",
-    "chunkwise.ingest",
-    "chunkwise.models",
-    "chunkwise.progress",
-    "chunkwise.schema",
-    "chunkwise.search",
-    "chunkwise.stats",
-    "chunkwise.text",
+#: Everything that is not the domain core: I/O, composition, configuration, tools.
+COMPOSITION = (
+    "chunkwise.adapters",
+    "chunkwise.wiring",
+    "chunkwise.settings",
+    "chunkwise.cli",
+    "chunkwise.evaluation",
 )
-COMPOSITION = ("chunkwise.adapters", "chunkwise.wiring", "chunkwise.settings", "chunkwise.cli")
-#: Core modules that still compose adapters, until the ingest split moves them to
-#: the composition side (issue 28, item 2).
-STILL_COMPOSING = ("chunkwise.ingest.operations",)
+#: Where a query is served: the search adapter, search/ and the revision reader.
+QUERY_PATH = ("chunkwise.adapters.opensearch.search", "chunkwise.search", "chunkwise.index.reading")
+INGEST = ("chunkwise.ingest",)
 
 
 def module_name(path: Path) -> str:
@@ -176,10 +171,62 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def upward_imports(graph: dict[str, set[str]], exempt: tuple[str, ...] = ()) -> list[str]:
-    """Arrows from the core (the package root included) to the composition side."""
-    core = sorted(n for n in graph if (n == "chunkwise" or _inside(n, CORE)) and n not in exempt)
-    return [f"{n} -> {t}" for n in core for t in sorted(graph[n]) if _inside(t, COMPOSITION)]
+def _inside(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``a -> b`` for every core module a that imports a module b of the composition side."""
+    return sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if not _inside(name, COMPOSITION)
+        for target in targets
+        if _inside(target, COMPOSITION)
+    )
+
+
+def reachable(graph: dict[str, set[str]], starts: list[str]) -> set[str]:
+    """Every module the ``starts`` import, directly or through others (themselves too)."""
+    seen: set[str] = set()
+    todo = list(starts)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(graph.get(name, ()))
+    return seen
+
+
+def with_handlers(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The package graph plus one node per handler, ``functions.<name>``, pointing at
+    the package modules it imports."""
+    out = {name: set(targets) for name, targets in graph.items()}
+    for path in sorted(FUNCTIONS.glob("*/app.py")):
+        targets = set()
+        for imp in imports_of(path, "app"):
+            target = imp.name
+            while target not in graph and "." in target:
+                target = target.rpartition(".")[0]
+            if target in graph:
+                targets.add(target)
+        out[f"functions.{path.parent.name}"] = targets
+    return out
+
+
+def query_path(graph: dict[str, set[str]]) -> list[str]:
+    """The modules a query is served by, and what the query function imports of the
+    package besides the composition root (which builds every function's parts)."""
+    served = [name for name in graph if _inside(name, QUERY_PATH)]
+    handler = [t for t in graph.get("functions.query", ()) if not _inside(t, ("chunkwise.wiring",))]
+    return sorted(set(served) | set(handler))
+
+
+def ingest_reached(graph: dict[str, set[str]], starts: list[str]) -> list[str]:
+    return sorted(name for name in reachable(graph, starts) if _inside(name, INGEST))
+
+
+# --------------------------------------------------------------------------- the rules
 
 
 def imports_outside(
@@ -193,13 +240,6 @@ def imports_outside(
         for t in sorted(graph[n])
         if not _inside(t, (package, *allowed))
     ]
-
-
-def _inside(name: str, packages: tuple[str, ...]) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in packages)
-
-
-# --------------------------------------------------------------------------- the rules
 
 
 def test_only_settings_reads_the_environment() -> None:
@@ -230,16 +270,27 @@ def test_the_shipped_modules_do_not_import_the_unshipped_ones() -> None:
     assert "SAM_NOT_SHIPPED := chunkwise/cli chunkwise/evaluation" in make
 
 
-def test_the_package_has_no_import_cycle() -> None:
-    graph = import_graph(package_modules())
-    assert "chunkwise.ingest.pipeline" in graph["chunkwise.wiring"]
-    assert cycles(graph) == []
-
-
 def test_the_core_never_imports_the_composition_side() -> None:
-    modules = package_modules()
-    assert {"chunkwise.models.counter", "chunkwise.wiring.embedders"} <= set(modules)
-    assert upward_imports(import_graph(modules), exempt=STILL_COMPOSING) == []
+    graph = import_graph(package_modules())
+    assert "chunkwise.adapters.s3" in graph["chunkwise.wiring.pipeline"]  # the graph sees
+    assert upward_imports(graph) == []
+
+
+def test_the_query_path_imports_no_ingest_code() -> None:
+    graph = with_handlers(import_graph(package_modules()))
+    starts = query_path(graph)
+    assert {"chunkwise.adapters.opensearch.search", "chunkwise.search.hybrid"} <= set(starts)
+    assert "chunkwise.settings" in starts  # the handler's own imports count
+    assert "chunkwise.index.heads" in reachable(graph, starts)  # the reader is followed
+    assert ingest_reached(graph, starts) == []
+
+
+def test_the_settings_know_nothing_of_the_ingest_path() -> None:
+    """Settings read the environment into plain values; the pipeline's configuration
+    is built from them on the composition side (`chunkwise.wiring.pipeline_config`)."""
+    graph = import_graph(package_modules())
+    assert "chunkwise.index.names" in graph["chunkwise.settings"]  # the graph sees
+    assert sorted(t for t in graph["chunkwise.settings"] if _inside(t, INGEST)) == []
 
 
 def test_the_models_sit_below_the_chunker_and_the_embedder_port() -> None:
@@ -253,6 +304,12 @@ def test_the_models_sit_below_the_chunker_and_the_embedder_port() -> None:
     below_the_chunker = ("chunkwise.canonical", "chunkwise.errors", "chunkwise.schema")
     below_the_chunker += ("chunkwise.stats", "chunkwise.text")
     assert imports_outside(graph, "chunkwise.chunking", below_the_chunker) == []
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = import_graph(package_modules())
+    assert "chunkwise.ingest.pipeline" in graph["chunkwise.wiring.pipeline"]
+    assert cycles(graph) == []
 
 
 # --------------------------------------------------------------------------- the checks can fail
@@ -282,18 +339,27 @@ def test_the_checks_see_a_violation(tmp_path: Path) -> None:
 
 
 def test_the_layer_checks_see_a_violation() -> None:
-    graph = {
-        "chunkwise.embedding.embed": {"chunkwise.models.counter", "chunkwise.wiring.embedders"},
-        "chunkwise.models.counter": {"chunkwise.errors", "chunkwise.chunking.sizing"},
-        "chunkwise": {"chunkwise.settings"},
-        "chunkwise.ingest.operations": {"chunkwise.adapters.s3"},
-        "chunkwise.wiring": {"chunkwise.adapters.s3"},
+    graph = with_handlers(import_graph(package_modules()))
+    assert "chunkwise.ingest.pipeline" in graph and "chunkwise.index.reading" in graph
+    up = {name: set(targets) for name, targets in graph.items()}
+    up["chunkwise.ingest.pipeline"].add("chunkwise.settings")
+    up["chunkwise.index.heads"].add("chunkwise.wiring.clients")
+    assert set(upward_imports(up)) - set(upward_imports(graph)) == {
+        "chunkwise.ingest.pipeline -> chunkwise.settings",
+        "chunkwise.index.heads -> chunkwise.wiring.clients",
     }
-    assert upward_imports(graph, exempt=STILL_COMPOSING) == [
-        "chunkwise -> chunkwise.settings",
-        "chunkwise.embedding.embed -> chunkwise.wiring.embedders",
-    ]
-    assert upward_imports(graph)[-1] == "chunkwise.ingest.operations -> chunkwise.adapters.s3"
-    assert imports_outside(graph, "chunkwise.models", ("chunkwise.errors",)) == [
+    # adapters and the composition root import the core: no violation
+    assert (
+        upward_imports({"chunkwise.wiring": {"chunkwise.ingest.x"}, "chunkwise.ingest.x": set()})
+        == []
+    )
+    reader = {name: set(targets) for name, targets in graph.items()}
+    reader["chunkwise.index.reading"].add("chunkwise.ingest.revisions")
+    assert "chunkwise.ingest.revisions" in ingest_reached(reader, query_path(reader))
+    handler = {name: set(targets) for name, targets in graph.items()}
+    handler["functions.query"].add("chunkwise.ingest.messages")
+    assert "chunkwise.ingest.messages" in ingest_reached(handler, query_path(handler))
+    layered = {"chunkwise.models.counter": {"chunkwise.errors", "chunkwise.chunking.sizing"}}
+    assert imports_outside(layered, "chunkwise.models", ("chunkwise.errors",)) == [
         "chunkwise.models.counter -> chunkwise.chunking.sizing"
     ]

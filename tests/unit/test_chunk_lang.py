@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.index.bodies import lang_fields
+from chunkwise.index.documents import lang_fields
 from chunkwise.models.counter import HFTokenCounter
 from chunkwise.text.lang import detect_part_language
 from tests.chunk_invariants import assert_offsets

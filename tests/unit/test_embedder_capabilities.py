@@ -16,7 +16,7 @@ from chunkwise.embedding.embed import (
     own_token_counter,
     query_prefix,
 )
-from chunkwise.index.bodies import GenerationModel
+from chunkwise.index.generation_model import GenerationModel
 
 
 class _Core:

@@ -8,15 +8,13 @@ from typing import Any
 
 import pytest
 
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
-from chunkwise.index.bodies import (
-    GenerationModel,
-    IndexNames,
-    ObjectVersion,
-    index_body,
-    model_mismatch,
-)
+from chunkwise.adapters.opensearch.generations import GenerationError
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
+from chunkwise.index.generation_model import GenerationModel, model_mismatch
+from chunkwise.index.mapping import index_body
+from chunkwise.index.names import IndexNames
+from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.revisions import Loaded
 from chunkwise.models.local import default_embedder, minilm_embedder
 from tests.fakes.index import make_chunks

@@ -15,7 +15,7 @@ import pytest
 
 from chunkwise.cli.local import LocalContext
 from chunkwise.errors import ConfigError, TransientError
-from chunkwise.index.bodies import make_doc_id
+from chunkwise.index.names import make_doc_id
 from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
 from tests.fakes.pipeline import BUCKET, DATA, load_event, make_rig
 
@@ -77,6 +77,17 @@ def test_settings_are_validated_at_cold_start(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("CHUNKWISE_OPENSEARCH_AUTH", "kerberos")
     with pytest.raises(ConfigError, match="OPENSEARCH_AUTH"):
         load("ingest")
+
+
+def test_the_reconcile_function_refuses_a_bad_pipeline_config_at_cold_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CHUNKWISE_INPUT_PREFIX", "docs/")
+    monkeypatch.setenv("CHUNKWISE_ARTIFACTS_PREFIX", "docs/extracted/")
+    with pytest.raises(ConfigError, match="artifacts"):
+        load("reconcile")
+    monkeypatch.setenv("CHUNKWISE_ARTIFACTS_PREFIX", "extracted/")
+    assert load("reconcile").SETTINGS.artifacts_prefix == "extracted/"
 
 
 def test_put_then_second_version_then_delete(ingest: tuple[ModuleType, Any]) -> None:
@@ -167,7 +178,7 @@ def test_eventbridge_events_via_sqs_and_direct(ingest: tuple[ModuleType, Any]) -
 
 
 def test_rechunk_message_goes_to_the_generation(ingest: tuple[ModuleType, Any]) -> None:
-    from chunkwise.ingest.pipeline import change_message
+    from chunkwise.ingest.messages import change_message
 
     mod, rig = ingest
     rig.store.put("incoming/manual_en.md", MANUAL)
@@ -333,8 +344,8 @@ def test_query_unavailable_is_503() -> None:
 
 
 def test_reconcile_actions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunkwise.ingest import operations
-    from chunkwise.ingest.pipeline import GenerationCheck, SweepResult
+    from chunkwise.ingest.maintenance import GenerationCheck, SweepResult
+    from chunkwise.wiring import operations
 
     mod = load("reconcile")
     calls: list[Any] = []
@@ -492,7 +503,7 @@ def test_malformed_message_is_logged_with_its_id_and_reason(
 
 
 def _record_for(key: str, message_id: str) -> dict[str, Any]:
-    from chunkwise.ingest.pipeline import change_message
+    from chunkwise.ingest.messages import change_message
 
     record = copy.deepcopy(load_event("sqs_s3_put.json")["Records"][0])  # type: ignore[index]
     record["messageId"] = message_id
@@ -576,15 +587,15 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     mod._PIPELINE = rig.pipeline
     clock = [0.0]
     mod.CLOCK = lambda: clock[0]
-    load_chunks = rig.pipeline.load_chunks
+    load_document = rig.pipeline.documents.load
     seconds = {"incoming/manual_en.md": 10.0, "incoming/handbuch_de.md": 13.0}
 
     def slow_load(version: Any, *args: Any) -> Any:
-        chunks = load_chunks(version, *args)
+        load = load_document(version, *args)
         clock[0] += seconds[version.key]
-        return chunks
+        return load
 
-    rig.pipeline.load_chunks = slow_load  # type: ignore[method-assign]
+    rig.pipeline.documents.load = slow_load  # type: ignore[method-assign]
     rig.store.put("incoming/manual_en.md", MANUAL)
     rig.store.put("incoming/handbuch_de.md", (DATA / "handbuch_de.md").read_bytes())
     event = {
@@ -613,7 +624,7 @@ def test_a_document_left_too_little_time_by_batch_mates_is_retried(
 def test_malformed_eventbridge_event_is_logged_before_it_fails(
     ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from chunkwise.ingest.pipeline import MessageError
+    from chunkwise.ingest.messages import MessageError
 
     mod, _rig = ingest
     event = {"source": "aws.s3", "id": "ev-1", "detail-type": "Object Created", "detail": {}}
@@ -621,3 +632,125 @@ def test_malformed_eventbridge_event_is_logged_before_it_fails(
         mod.lambda_handler(event, LocalContext())
     logged = [r for r in caplog.records if getattr(r, "event_id", None) == "ev-1"]
     assert len(logged) == 1 and "object.key" in logged[0].reason
+
+
+# ------------------------------------------------------------------ what is logged and counted
+
+
+def _facts(**values: Any) -> Any:
+    from chunkwise.ingest.document import ExtractionFacts
+
+    base: dict[str, Any] = {
+        "format": "pdf",
+        "pages": 7,
+        "ocr_pages": 2,
+        "pages_without_text": 3,
+        "tables": 4,
+        "tables_found": 6,
+        "tables_stitched": 1,
+        "warnings": 5,
+    }
+    return ExtractionFacts(**(base | values))
+
+
+def test_the_metrics_of_an_indexed_document_count_its_tokens_and_extraction_facts() -> None:
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    from chunkwise.ingest.result import IngestResult
+
+    mod = load("ingest")
+    result = IngestResult(
+        "incoming/a.pdf",
+        "d1",
+        "indexed",
+        chunks=9,
+        runts=1,
+        tokens=1234,
+        stages={"fetch": 0.5},
+        chunk_chars={"p50": 800.0},
+        extraction=_facts(),
+    )
+    counted = {name: (unit, value) for name, unit, value in mod.document_metrics(result)}
+    count = MetricUnit.Count
+    assert counted == {
+        "Documents_indexed": (count, 1),
+        "Chunks": (count, 9),
+        "Runts": (count, 1),
+        "Tokens": (count, 1234),
+        "ChunkChars_p50": (count, 800.0),
+        "Tables": (count, 4),
+        "TablesStitched": (count, 1),
+        "ExtractionWarnings": (count, 5),
+        "OcrPages": (count, 2),
+        "PagesWithoutText": (count, 3),
+        "Pages": (count, 7),
+        "Stage_fetch": (MetricUnit.Milliseconds, 500.0),
+    }
+    fields = result.log_fields()
+    assert fields["tokens"] == 1234 and fields["extraction"] == _facts().log_fields()
+    assert fields["extraction"]["tables"] == 4 and fields["extraction"]["warnings"] == 5
+
+
+def test_a_document_is_counted_for_what_it_has() -> None:
+    from chunkwise.ingest.result import IngestResult
+
+    mod = load("ingest")
+    html = IngestResult("incoming/a.html", "d1", "indexed", tokens=5, extraction=_facts(pages=None))
+    names = [name for name, _unit, _value in mod.document_metrics(html)]
+    assert "Tokens" in names and "Tables" in names and "Pages" not in names
+    unchanged = IngestResult("incoming/a.pdf", "d1", "unchanged", stages={"total": 0.1})
+    names = [name for name, _unit, _value in mod.document_metrics(unchanged)]
+    assert names == ["Documents_unchanged", "Stage_total"]
+    assert unchanged.log_fields()["extraction"] is None and unchanged.log_fields()["tokens"] == 0
+
+
+def test_the_log_line_and_metrics_of_an_upload_carry_its_tokens_and_extraction_report(
+    ingest: tuple[ModuleType, Any],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Checked against what was written: the chunks' own token counts, the extraction
+    report stored beside the artifact."""
+    mod, rig = ingest
+    written: list[Any] = []
+    write_chunks = rig.index.write_chunks
+
+    def spy(loaded: Any) -> Any:
+        written.extend(c for item in loaded for c in item.chunks)
+        return write_chunks(loaded)
+
+    rig.index.write_chunks = spy
+    counted: list[tuple[str, float]] = []
+    monkeypatch.setattr(
+        mod.metrics, "add_metric", lambda name, unit, value: counted.append((name, value))
+    )
+    files = {"incoming/catalog.pdf": "catalog_en_repeat.pdf", "incoming/scan.pdf": "scanned_en.pdf"}
+    for key, name in files.items():
+        rig.store.put(key, (DATA / name).read_bytes())
+    event = {"Records": [_record_for(key, f"m-{i}") for i, key in enumerate(files)]}
+    assert mod.lambda_handler(event, LocalContext()) == {"batchItemFailures": []}
+    logged = {r.key: r for r in caplog.records if r.getMessage() == "ingested"}
+    for key in files:
+        doc_id = make_doc_id(BUCKET, key)
+        revision = rig.store.head_current(key).revision  # type: ignore[union-attr]
+        stored = rig.artifacts.files[f"extracted/{doc_id}/{revision}.json"][0]
+        report = json.loads(stored)["extraction"]
+        assert logged[key].tokens == sum(c.token_count for c in written if c.doc_id == doc_id)
+        assert logged[key].extraction == {
+            "format": report["format"],
+            "pages": report["pages"],
+            "ocr_pages": len(report["ocr_pages"]),
+            "pages_without_text": len(report["pages_without_text"]),
+            "tables": len(report["tables"]),
+            "tables_found": report["tables_found"],
+            "tables_stitched": report["tables_stitched"],
+            "warnings": len(report["warnings"]),
+        }
+    # the two uploads differ where the facts must tell them apart
+    assert logged["incoming/catalog.pdf"].extraction["tables_stitched"] > 0
+    assert logged["incoming/scan.pdf"].extraction["pages_without_text"] > 0
+    for metric, facts in (("Tokens", "tokens"), ("Tables", "tables"), ("Pages", "pages")):
+        values = [r.tokens if facts == "tokens" else r.extraction[facts] for r in logged.values()]
+        assert sorted(v for n, v in counted if n == metric) == sorted(values)
+    warnings = sorted(v for n, v in counted if n == "ExtractionWarnings")
+    assert warnings == sorted(r.extraction["warnings"] for r in logged.values())

@@ -8,25 +8,16 @@ from pathlib import Path
 import pytest
 
 from chunkwise.errors import ConfigError
-from chunkwise.index.bodies import (
-    MAPPING_REVISION,
-    ROWS_FIELD,
-    IndexNames,
-    ObjectVersion,
-    State,
-    bulk_actions,
-    chunk_document,
-    index_body,
-    lang_fields,
-    make_doc_id,
-    missing_properties,
-    new_generation_id,
+from chunkwise.index.documents import bulk_actions, chunk_document, lang_fields
+from chunkwise.index.mapping import MAPPING_REVISION, ROWS_FIELD, index_body, missing_properties
+from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id, swap_actions
+from chunkwise.index.revision_queries import (
     parse_duration_seconds,
     parse_revision_states,
-    revision_sort_key,
-    swap_actions,
     sweep_body,
 )
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion, revision_sort_key
 from chunkwise.schema import ChunkKind
 from tests.fakes.index import make_chunks
 
@@ -181,7 +172,8 @@ def test_revision_order_is_last_modified_then_version() -> None:
 
 
 def test_index_template_covers_the_prefix_without_a_vector_dimension() -> None:
-    from chunkwise.index.bodies import index_template_body, template_name
+    from chunkwise.index.mapping import index_template_body
+    from chunkwise.index.names import template_name
 
     names = IndexNames("docs")
     body = index_template_body(names)

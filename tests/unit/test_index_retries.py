@@ -8,7 +8,7 @@ import pytest
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import RequestError, TransportError
 
-from chunkwise.adapters.opensearch.index import (
+from chunkwise.adapters.opensearch.retries import (
     RetryPolicy,
     TransientOpenSearchError,
     bulk_with_retries,
@@ -91,7 +91,7 @@ def test_bulk_gives_up_on_endless_throttling() -> None:
 
 
 def test_rejection_reasons_never_carry_document_text() -> None:
-    from chunkwise.adapters.opensearch.index import error_reason
+    from chunkwise.adapters.opensearch.retries import error_reason
 
     secret = "Vertrauliche Gehaltsliste"
     immense = {

@@ -8,8 +8,14 @@ from typing import Any
 
 from chunkwise.errors import TransientError
 from chunkwise.ingest.budget import DocumentBudget
-from chunkwise.ingest.messages import QueuedMessage, ingest_messages, read_messages
-from chunkwise.ingest.pipeline import IngestResult, MessageError, ObjectChange
+from chunkwise.ingest.messages import (
+    MessageError,
+    ObjectChange,
+    QueuedMessage,
+    ingest_messages,
+    read_messages,
+)
+from chunkwise.ingest.result import IngestResult
 
 
 def _s3_body(*keys: str) -> str:

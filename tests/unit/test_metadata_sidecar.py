@@ -241,7 +241,7 @@ def test_at_most_50_attributes() -> None:
 
 
 def test_the_reserved_names_cover_every_field_of_the_chunk_mapping() -> None:
-    from chunkwise.index.bodies import index_body
+    from chunkwise.index.mapping import index_body
     from chunkwise.metadata.fields import metadata_properties
 
     mapped = set(index_body(8)["mappings"]["properties"]) | set(metadata_properties())

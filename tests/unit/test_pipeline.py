@@ -8,18 +8,11 @@ import pytest
 
 from chunkwise.errors import ConfigError, PermanentError
 from chunkwise.extract import CorruptDocument, LimitExceeded, UnsupportedFormat
-from chunkwise.index.bodies import State, make_doc_id
-from chunkwise.ingest.pipeline import (
-    MessageError,
-    ObjectChange,
-    build_config,
-    change_message,
-    fan_out_rechunk,
-    parse_message,
-    plan_sweep,
-    sweep,
-    verify_generation,
-)
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
+from chunkwise.ingest.config import build_config
+from chunkwise.ingest.maintenance import fan_out_rechunk, plan_sweep, sweep, verify_generation
+from chunkwise.ingest.messages import MessageError, ObjectChange, change_message, parse_message
 from chunkwise.stats import percentiles
 from tests.fakes.pipeline import (
     BUCKET,
@@ -157,6 +150,34 @@ def test_new_document_is_indexed_with_artifacts(counter: object) -> None:
     assert report["extraction"]["format"] == "markdown"
     assert set(res.stages) >= {"fetch", "extract", "chunk", "embed", "artifacts", "total"}
     assert md.decode() and res.chunk_chars["p50"] > 0
+
+
+def test_one_document_loads_into_one_value_and_its_result_is_built_from_it(
+    counter: object,
+) -> None:
+    """The load returns what it learnt (chunks, tokens, extraction facts, timings); it
+    writes the artifacts and nothing else; the result of the ingestion carries it."""
+    from chunkwise.ingest.budget import DocumentBudget
+
+    rig = make_rig(counter)
+    v = rig.store.put("incoming/manual_en.md", MANUAL)
+    doc_id = make_doc_id(BUCKET, v.key)
+    load = rig.pipeline.documents.load(v, doc_id, DocumentBudget.unbounded())
+    assert load.chunks and all(c.doc_id == doc_id and c.revision == v.revision for c in load.chunks)
+    assert load.tokens == sum(c.token_count for c in load.chunks)
+    assert load.chunking.chunks == len(load.chunks)
+    report = json.loads(rig.artifacts.files[f"extracted/{doc_id}/{v.version_id}.json"][0])
+    extraction = report["extraction"]
+    assert load.extraction.format == extraction["format"] == "markdown"
+    assert load.extraction.tables == len(extraction["tables"]) > 0
+    assert load.extraction.warnings == len(extraction["warnings"])
+    assert list(load.stages) == ["fetch", "extract", "chunk", "artifacts"]
+    assert rig.index.writes == [] and rig.embedder.calls == []  # nothing indexed or embedded
+    result = rig.pipeline.ingest(change(v.key))
+    assert (result.tokens, result.extraction) == (load.tokens, load.extraction)
+    assert (result.chunks, result.chunk_chars) == (len(load.chunks), load.chunking.chars)
+    again = rig.pipeline.ingest(change(v.key))  # unchanged: nothing loaded, nothing to report
+    assert again.status == "unchanged" and again.tokens == 0 and again.extraction is None
 
 
 def test_chunks_cite_the_stored_text(counter: object) -> None:
@@ -477,8 +498,9 @@ def test_budget_is_checked_between_embedding_steps(counter: object) -> None:
 
 
 def test_retention_erases_chunks_and_artifacts_of_expired_revisions_only() -> None:
-    from chunkwise.index.bodies import RevisionState
-    from chunkwise.ingest.pipeline import apply_retention, build_config
+    from chunkwise.index.revision_queries import RevisionState
+    from chunkwise.ingest.config import build_config
+    from chunkwise.ingest.maintenance import apply_retention
     from tests.fakes.pipeline import FakeArtifactStore
 
     config = build_config(bucket=BUCKET, input_prefix="incoming/")

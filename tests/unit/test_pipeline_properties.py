@@ -9,8 +9,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkwise.index.bodies import make_doc_id
-from chunkwise.ingest.pipeline import parse_message, sweep
+from chunkwise.index.names import make_doc_id
+from chunkwise.ingest.maintenance import sweep
+from chunkwise.ingest.messages import parse_message
 from tests.fakes.pipeline import BUCKET, FakeLiveSet, make_rig
 
 KEYS = ["incoming/a.md", "incoming/Übersicht März.md", "incoming/x+y z.md"]

@@ -10,8 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkwise.errors import ChunkwiseError, PermanentError
-from chunkwise.index.bodies import ModelMismatchError, ObjectVersion, State, make_doc_id
-from chunkwise.ingest.revisions import Head, Loaded, Outcome, Plan, RevisionSwitch, plan
+from chunkwise.index.generation_model import ModelMismatchError
+from chunkwise.index.heads import Head
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
+from chunkwise.index.versions import ObjectVersion
+from chunkwise.ingest.revisions import Loaded, Outcome, Plan, RevisionSwitch, plan
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import FakeIndex, make_chunks
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from opensearchpy.exceptions import AuthorizationException, NotFoundError, RequestError
 
-from chunkwise.adapters.opensearch.index import GenerationError
+from chunkwise.adapters.opensearch.generations import GenerationError
 from chunkwise.adapters.opensearch.search import Searcher, detect_caps, ensure_search_pipelines
 from chunkwise.search.hybrid import PIPELINE_NORM, PIPELINE_RRF
 

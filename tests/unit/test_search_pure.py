@@ -215,7 +215,7 @@ def _rejections() -> list[Exception]:
 
 @pytest.mark.parametrize("exc", _rejections())
 def test_clause_limit_and_400_are_rejected_queries_not_retried(exc: Exception) -> None:
-    from chunkwise.adapters.opensearch.index import RetryPolicy
+    from chunkwise.adapters.opensearch.retries import RetryPolicy
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.errors import QueryRejected
     from chunkwise.search.hybrid import SearchFilters

@@ -13,6 +13,7 @@ from chunkwise.settings import (
     Settings,
     load_settings,
 )
+from chunkwise.wiring import pipeline_config
 
 
 def test_each_function_reads_only_its_own_concerns() -> None:
@@ -40,7 +41,7 @@ def test_a_function_with_a_bucket_requires_one(monkeypatch: pytest.MonkeyPatch) 
         load_settings(ReconcileSettings)
     assert load_settings(QuerySettings).index_prefix == "chunks"
     monkeypatch.setenv("CHUNKWISE_BUCKET", "docs")
-    assert load_settings(IngestSettings).pipeline_config().bucket == "docs"
+    assert pipeline_config(load_settings(IngestSettings)).bucket == "docs"
 
 
 def test_a_bad_value_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:

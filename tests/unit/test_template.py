@@ -95,7 +95,7 @@ def test_retention_is_scheduled_and_may_erase_artifacts(template: dict[str, Any]
 
 
 def test_index_prefix_description_names_the_real_read_alias(template: dict[str, Any]) -> None:
-    from chunkwise.index.bodies import IndexNames
+    from chunkwise.index.names import IndexNames
 
     text = template["Parameters"]["IndexPrefix"]["Description"]
     names = IndexNames("p")

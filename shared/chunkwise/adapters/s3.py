@@ -20,7 +20,7 @@ from chunkwise.adapters.boto import (
     error_code,
 )
 from chunkwise.errors import TransientError
-from chunkwise.index.bodies import ObjectVersion
+from chunkwise.index.versions import ObjectVersion
 
 _DELETE_BATCH = 1000
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from chunkwise.adapters.boto import boto_client, boto_errors, classify
 from chunkwise.errors import TransientError
-from chunkwise.ingest.pipeline import iter_batches
+from chunkwise.ingest.messages import iter_batches
 
 _BATCH = 10  # SQS's limit per SendMessageBatch
 

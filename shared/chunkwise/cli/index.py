@@ -23,11 +23,8 @@ import sys
 
 from chunkwise.cli.common import HelpFormatter, parse_args, parser
 from chunkwise.errors import ChunkwiseError
-from chunkwise.index.bodies import (
-    IndexNames,
-    new_generation_id,
-    parse_duration_seconds,
-)
+from chunkwise.index.names import IndexNames, new_generation_id
+from chunkwise.index.revision_queries import parse_duration_seconds
 from chunkwise.settings import cli_settings
 
 DEFAULT_URL = "http://127.0.0.1:9200"
@@ -84,7 +81,8 @@ def main_index(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
+    from chunkwise.adapters.opensearch.client import connect
+    from chunkwise.adapters.opensearch.index import OpenSearchIndex
 
     try:
         names = IndexNames(args.prefix)
@@ -93,7 +91,7 @@ def main_index(argv: list[str]) -> int:
             dimension = args.dimension
             model = tokenizer = ""
             if dimension is None or args.embedder:
-                from chunkwise.index.bodies import GenerationModel
+                from chunkwise.index.generation_model import GenerationModel
                 from chunkwise.wiring.embedders import get_embedder
 
                 emb = get_embedder(args.embedder)
@@ -175,7 +173,7 @@ def main_search(argv: list[str]) -> int:
     if args.k < 1:
         print("chunkwise search: --k must be >= 1", file=sys.stderr)
         return 2
-    from chunkwise.adapters.opensearch.index import connect
+    from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.search.hybrid import SearchFilters, format_hit
     from chunkwise.wiring.embedders import get_embedder

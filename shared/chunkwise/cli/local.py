@@ -818,7 +818,7 @@ def main_ingest(argv: Sequence[str]) -> int:
     args = parse_args(p, argv)
     if isinstance(args, int):
         return args
-    from chunkwise.ingest.pipeline import ObjectChange
+    from chunkwise.ingest.messages import ObjectChange
     from chunkwise.wiring import build_pipeline
 
     settings = _stack_settings()
@@ -877,7 +877,7 @@ def main_reconcile(argv: Sequence[str]) -> int:
 
 
 def _reconcile_retention(settings: Settings, args: argparse.Namespace) -> int:
-    from chunkwise.ingest.operations import run_retention
+    from chunkwise.wiring.operations import run_retention
 
     kept = run_retention(settings, args.older_than)
     print(json.dumps(kept.__dict__))
@@ -885,7 +885,7 @@ def _reconcile_retention(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _reconcile_sweep(settings: Settings, args: argparse.Namespace) -> int:
-    from chunkwise.ingest.operations import run_sweep
+    from chunkwise.wiring.operations import run_sweep
 
     with showing_progress(args.progress):
         res = run_sweep(settings, enqueue=args.enqueue)
@@ -907,7 +907,7 @@ def _reconcile_sweep(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _reconcile_rechunk(settings: Settings, args: argparse.Namespace) -> int:
-    from chunkwise.ingest.operations import start_rechunk
+    from chunkwise.wiring.operations import start_rechunk
 
     with showing_progress(args.progress):
         gen, n = start_rechunk(settings, args.generation)
@@ -917,7 +917,7 @@ def _reconcile_rechunk(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _reconcile_finish(settings: Settings, args: argparse.Namespace) -> int:
-    from chunkwise.ingest.operations import finish_rechunk
+    from chunkwise.wiring.operations import finish_rechunk
 
     if not args.generation:
         print("chunkwise reconcile finish: GENERATION is required", file=sys.stderr)

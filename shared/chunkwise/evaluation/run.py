@@ -27,9 +27,11 @@ from typing import Any
 
 from chunkwise import progress
 from chunkwise.adapters.opensearch.client import Client as OpenSearch
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
+from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
+from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.embedding.embed import Embedder, own_token_counter
 from chunkwise.errors import ChunkwiseError
@@ -50,14 +52,10 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.index.bodies import (
-    GenerationModel,
-    IndexNames,
-    ObjectVersion,
-    make_doc_id,
-    new_generation_id,
-)
-from chunkwise.ingest.pipeline import with_identity
+from chunkwise.index.generation_model import GenerationModel
+from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
+from chunkwise.index.versions import ObjectVersion
+from chunkwise.ingest.document import with_identity
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.models.local import default_embedder

@@ -1,9 +1,10 @@
 """The revision switch: the commit point of a revision is one head write.
 
-Every document has a small **head** record next to its chunks (same generation
-index, same routing, ``_id = <doc_id>:head``): which revision is current, how
-many chunks it has, which older revisions still wait for removal, and whether
-the key is deleted or its current revision failed for good. Chunks are written
+Every document has a small **head** record next to its chunks
+(`chunkwise.index.heads`: same generation index, same routing,
+``_id = <doc_id>:head``): which revision is current, how many chunks it has,
+which older revisions still wait for removal, and whether the key is deleted or
+its current revision failed for good. Chunks are written
 with their revision and state ``pending`` and are not current by themselves;
 the head is flipped with one write guarded by OpenSearch's optimistic
 concurrency control (``if_seq_no``/``if_primary_term``), and only then are the
@@ -29,10 +30,10 @@ acknowledged. A searcher opened by a refresh sees a prefix of the shard's
 operations, so a searcher that sees the head sees every chunk it names, and
 the old revision's chunks are deleted only after the head, so a searcher that
 does not see the new head still sees the whole old revision. The reader
-(`read_current`) searches candidates, then searches the heads of their
-documents (never a realtime get: that would see a head before its searcher
-does), keeps the chunks of each head's revision, and searches again when a
-head names a revision its candidates lack (the head came with a later
+(`chunkwise.index.reading.read_current`) searches candidates, then searches the
+heads of their documents (never a realtime get: that would see a head before its
+searcher does), keeps the chunks of each head's revision, and searches again
+when a head names a revision its candidates lack (the head came with a later
 refresh). The argument, step by step, with what a crash at each point leaves,
 is in samdocs/architecture.md.
 
@@ -49,25 +50,10 @@ from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar
 
 from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
-from chunkwise.index.bodies import State
+from chunkwise.index.heads import Head
 from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.ingest.revisions")
-T = TypeVar("T")
-
-HEAD_STATE = State.HEAD.value  # the `state` of a head record (no chunk query matches it)
-#: The states a reader's candidate query accepts; the head decides among them.
-CANDIDATE_STATES = ("pending", "live")
-LEGACY_STATE = "live"  # documents written before heads existed: their live chunks count
-
-
-def head_id(doc_id: str) -> str:
-    return f"{doc_id}:head"
-
-
-def chunk_ids(doc_id: str, revision: str, n: int) -> list[str]:
-    """The `_id`s of a revision's chunks (deterministic: `Chunk.chunk_id`)."""
-    return [f"{doc_id}:{revision}:{i}" for i in range(n)]
 
 
 class Phase(StrEnum):
@@ -81,38 +67,6 @@ class Phase(StrEnum):
     COMMIT = "commit_heads"
     FINISH = "finish"
     CLEAR = "clear_cleanup"
-
-
-@dataclass(frozen=True)
-class Head:
-    """A document's head record. ``revision`` "" = the key is deleted (tombstone)."""
-
-    doc_id: str
-    key: str
-    revision: str
-    chunks: int
-    cleanup: tuple[tuple[str, int], ...] = ()  # (revision, chunk count) still to delete
-    failed: str = ""  # why the current revision can never be indexed
-    settled: bool = False  # finish done: chunks live for every reader, cleanup empty
-    seq_no: int = -1  # concurrency token of the stored version (-1: not stored)
-    primary_term: int = 0
-
-    @property
-    def tombstone(self) -> bool:
-        return not self.revision
-
-    def successor(self, revision: str, chunks: int, *, failed: str = "") -> Head:
-        """The head that replaces this one: the old revision joins the cleanup list
-        (and the new one leaves it, should an old version have become current again)."""
-        cleanup = [c for c in self.cleanup if c[0] != revision]
-        if self.revision and self.revision != revision and self.chunks:
-            cleanup.append((self.revision, self.chunks))
-        return Head(self.doc_id, self.key, revision, chunks, tuple(cleanup), failed)
-
-
-def absent_head(doc_id: str, key: str, legacy: Sequence[tuple[str, int]] = ()) -> Head:
-    """A document without a head yet; ``legacy``: live revisions of the older protocol."""
-    return Head(doc_id, key, "", 0, tuple(legacy))
 
 
 @dataclass(frozen=True)
@@ -480,71 +434,6 @@ def _without_writing(head: Head, current: HasRevision | None) -> Head:
 
 def _keeps_current(exc: ChunkwiseError) -> bool:
     """Errors of the deployment, not of the document: what is current stays current."""
-    from chunkwise.index.bodies import ModelMismatchError
+    from chunkwise.index.generation_model import ModelMismatchError
 
     return isinstance(exc, ModelMismatchError)
-
-
-# --------------------------------------------------------------------------- reader
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """What the reader needs of a hit to judge it."""
-
-    doc_id: str
-    revision: str
-    state: str
-
-
-def judge(
-    candidates: Sequence[Candidate], heads: Mapping[str, Head | None]
-) -> tuple[list[bool], bool]:
-    """(keep each candidate?, should the search run again?).
-
-    A candidate counts when its revision is its document's head revision; a
-    document without a head (written before heads existed) counts with its live
-    chunks. Run again when a head names a revision none of the document's
-    candidates has: the head moved after the search, and the new revision's
-    chunks are searchable now (they were before the head named them).
-    """
-    keep: list[bool] = []
-    seen: dict[str, set[str]] = {}
-    for c in candidates:
-        seen.setdefault(c.doc_id, set()).add(c.revision)
-        head = heads.get(c.doc_id)
-        if head is None:
-            keep.append(c.state == LEGACY_STATE)
-        else:
-            keep.append(not head.tombstone and c.revision == head.revision)
-    again = any(
-        h is not None and h.chunks > 0 and not h.tombstone and h.revision not in seen[d]
-        for d, h in heads.items()
-        if d in seen
-    )
-    return keep, again
-
-
-def read_current(
-    search: Callable[[int], Sequence[T]],
-    candidate: Callable[[T], Candidate],
-    heads: Callable[[Sequence[str]], Mapping[str, Head]],
-    *,
-    attempts: int = 3,
-) -> list[T]:
-    """Run ``search(attempt)`` and keep what its documents' heads name as current.
-
-    ``search`` gets the attempt number (0, 1, ...) to widen its window; it is run
-    again when a head moved past the candidates it returned (`judge`), at most
-    ``attempts`` times. ``heads`` searches the stored heads (refreshed state, same
-    shard copies as ``search``; absent: the older protocol)."""
-    kept: list[T] = []
-    for attempt in range(attempts):
-        items = list(search(attempt))
-        cands = [candidate(i) for i in items]
-        stored = heads(sorted({c.doc_id for c in cands}))
-        keep, again = judge(cands, {c.doc_id: stored.get(c.doc_id) for c in cands})
-        kept = [i for i, k in zip(items, keep, strict=True) if k]
-        if not again:
-            break
-    return kept

@@ -41,7 +41,7 @@ DEFAULT_READERS_KEY = "chunkwise_readers"
 BEDROCK_PREFIX = "x-amz-bedrock-kb-"
 CHUNKWISE_PREFIX = "chunkwise_"
 
-#: Top-level fields of a chunk document (`chunkwise.index.bodies` and the metadata
+#: Top-level fields of a chunk document (`chunkwise.index.documents` and the metadata
 #: fields of `chunkwise.metadata.fields`): no attribute or filter key may take one of
 #: these names, so a key always means metadata and never one of chunkwise's own fields.
 CHUNKWISE_FIELDS = frozenset(

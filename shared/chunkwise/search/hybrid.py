@@ -26,7 +26,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chunkwise.index.bodies import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD, State, revision_sort_key
+from chunkwise.index.mapping import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD
+from chunkwise.index.states import State
+from chunkwise.index.versions import revision_sort_key
 
 RRF_K = 60
 PIPELINE_RRF = "chunkwise-rrf"

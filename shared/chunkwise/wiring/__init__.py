@@ -1,260 +1,37 @@
-"""The composition root: builds clients, the pipeline and the deploy-time index setup.
+"""The composition root: what builds the core's ports from settings and adapters.
 
-- `opensearch_client` / `opensearch_index`: the configured cluster and index adapter
-- `build_pipeline`: the production pipeline (S3 bucket, OpenSearch, the embedder)
-- `embedders.get_embedder` / `embedders.embedder_for`: the embedder a spec string or a
-  function's settings name (the local models or Bedrock)
-- `ensure_index`, `setup_*_query_model`: what the admin function and `chunkwise local
-  up` run once (index template, first generation, aliases, search pipelines, the
-  cluster's query model)
+- `clients`: the configured OpenSearch client and index adapter;
+- `pipeline`: the pipeline's configuration from the settings (`pipeline_config`,
+  checked at the functions' cold start) and the production pipeline;
+- `index_setup`: the deploy-time index setup and the cluster's query model;
+- `operations`: the sweep, retention and re-chunk over the real adapters.
 
-Settings come from `chunkwise.settings`; the adapters from `chunkwise.adapters`; the
-ingest operations built on these live in `chunkwise.ingest.operations`.
+This module only re-exports, so that ``from chunkwise.wiring import ...`` names what
+callers need without knowing the submodule.
 """
 
-from __future__ import annotations
+from chunkwise.wiring.clients import opensearch_client, opensearch_index
+from chunkwise.wiring.index_setup import (
+    attach_query_model_to,
+    ensure_index,
+    has_ml_commons,
+    query_model_spec,
+    setup_bedrock_query_model,
+    setup_local_query_model,
+    setup_query_model,
+)
+from chunkwise.wiring.pipeline import build_pipeline, pipeline_config
 
-import logging
-from typing import TYPE_CHECKING, Any
-
-from chunkwise.adapters.boto import boto_client
-from chunkwise.adapters.s3 import S3Bucket
-from chunkwise.index.bodies import GenerationModel
-from chunkwise.ingest.pipeline import Pipeline
-from chunkwise.wiring.embedders import embedder_for
-
-if TYPE_CHECKING:
-    from chunkwise.adapters.opensearch.client import Client
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.embedding.embed import Embedder
-    from chunkwise.search.query_model import QueryModelSpec
-    from chunkwise.settings import AdminSettings, IngestSettings, OpenSearchSettings
-
-log = logging.getLogger("chunkwise.wiring")
-
-
-def opensearch_client(settings: OpenSearchSettings) -> Client:
-    """A client for the configured endpoint; SigV4 (``es`` or ``aoss``) when asked."""
-    from chunkwise.adapters.opensearch.client import client_for
-
-    return client_for(
-        settings.opensearch_url,
-        auth=settings.opensearch_auth,
-        timeout=settings.opensearch_timeout,
-        region=settings.region,
-    )
-
-
-def opensearch_index(
-    settings: OpenSearchSettings,
-    generation: str | None = None,
-    client: Client | None = None,
-    model: GenerationModel | None = None,
-) -> OpenSearchIndex:
-    """The write alias, or the physical index of ``generation`` (re-chunk builds);
-    with ``model``, writes are refused into a generation of another model."""
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
-
-    names = settings.names
-    target = names.index(generation) if generation else None
-    return OpenSearchIndex(client or opensearch_client(settings), names, target=target, model=model)
-
-
-def build_pipeline(
-    settings: IngestSettings,
-    *,
-    s3_client: Any | None = None,
-    os_client: Client | None = None,
-    embedder: Embedder | None = None,
-) -> Pipeline:
-    """The production pipeline: boto3 S3, OpenSearch, the configured embedder."""
-
-    config = settings.pipeline_config()
-    client = os_client or opensearch_client(settings)
-    s3 = boto_client("s3", s3_client)
-    from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-
-    indexes: dict[str | None, OpenSearchSwitchIndex] = {}
-    emb = embedder or embedder_for(settings)
-    model = GenerationModel.of(emb)
-
-    def index_for(generation: str | None) -> OpenSearchSwitchIndex:
-        if generation not in indexes:
-            index = opensearch_index(settings, generation, client, model)
-            indexes[generation] = OpenSearchSwitchIndex(index)
-        return indexes[generation]
-
-    ocr = None
-    if settings.ocr == "textract":
-        from chunkwise.adapters.textract import textract_ocr
-
-        ocr = textract_ocr(settings.region or None)
-    return Pipeline(
-        config,
-        store=S3Bucket(config.bucket, s3),
-        artifacts=S3Bucket(config.artifacts_location, s3),
-        index_for=index_for,
-        embedder=emb,
-        ocr=ocr,
-    )
-
-
-# --------------------------------------------------------------------------- index setup
-# Used by the admin function and by `chunkwise local up`.
-
-
-def ensure_index(
-    settings: AdminSettings,
-    *,
-    generation: str | None = None,
-    client: Client | None = None,
-    embedder: Embedder | None = None,
-) -> dict[str, Any]:
-    """Idempotent index setup: index template, first generation + aliases, search pipelines
-    (`chunkwise.adapters.opensearch.search.ensure_search_pipelines`, the deploy-time step the
-    read-only query path relies on).
-
-    Creates nothing that exists already; a live generation is left as it is.
-    """
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.adapters.opensearch.search import ensure_search_pipelines
-    from chunkwise.index.bodies import model_mismatch, new_generation_id
-
-    client = client or opensearch_client(settings)
-    names = settings.names
-    emb = embedder or embedder_for(settings)
-    ix = OpenSearchIndex(client, names)
-    # The same settings + mapping for every generation of this prefix.
-    ix.ensure_template()
-    model = GenerationModel.of(emb)
-    live = ix.ensure_live_generation(
-        generation or new_generation_id(),
-        dimension=emb.dimension,
-        embedder_name=emb.name,
-        tokenizer_id=model.tokenizer,
-    )
-    _, meta = ix.generation_meta(live)
-    mismatch = model_mismatch(meta, live, model)
-    if mismatch:  # stays live (no downtime); writes and vector queries refuse it
-        log.warning("%s", mismatch)
-    pipeline = ensure_search_pipelines(client)
-    return {
-        "live_index": live,
-        "read_alias": names.read_alias,
-        "write_alias": names.write_alias,
-        "dimension": emb.dimension,
-        "embedder": emb.name,
-        "tokenizer": model.tokenizer,
-        "live_model_mismatch": mismatch or "",
-        "neural_search": bool(pipeline),
-        "search_pipeline": pipeline,
-    }
-
-
-# --------------------------------------------------------------------------- query model
-# The cluster embeds `neural` queries itself through an ML Commons remote model
-# (chunkwise.search.query_model). Kept apart from `ensure_index`: it is a second setup step.
-
-
-def query_model_spec(embedder: Embedder) -> QueryModelSpec:
-    from chunkwise.embedding.embed import query_prefix
-    from chunkwise.search.query_model import QueryModelSpec
-
-    return QueryModelSpec(embedder.name, embedder.dimension, query_prefix(embedder))
-
-
-def has_ml_commons(client: Client) -> bool:
-    plugins = client.cat.plugins(format="json")
-    return any(str(p.get("component", "")) == "opensearch-ml" for p in plugins)
-
-
-def setup_query_model(
-    settings: AdminSettings,
-    connector: dict[str, Any],
-    spec: QueryModelSpec,
-    *,
-    client: Client | None = None,
-) -> dict[str, str]:
-    """Register + deploy the remote model behind ``connector`` and attach it to every
-    generation of its embedder (``_meta.query_model_id``, ``index.search.default_pipeline``).
-    A generation of another embedder is left alone: its queries need its own model,
-    attached when it was built (`attach_query_model_to`)."""
-    from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.adapters.opensearch.query_model import (
-        attach_query_model,
-        ensure_query_model,
-        index_meta,
-    )
-    from chunkwise.errors import ConfigError
-    from chunkwise.search.query_model import serves
-
-    client = client or opensearch_client(settings)
-    ix = OpenSearchIndex(client, settings.names)
-    live = ix.live_generation()
-    if live is None:
-        raise ConfigError(f"no live generation under {settings.index_prefix}: run the index setup")
-    model_id = ensure_query_model(client, settings.index_prefix, connector, spec)
-    pipeline = ""
-    attached = []
-    for index in (settings.names.index(g) for g in ix.generations()):
-        if serves(index_meta(client, index), spec):
-            pipeline = attach_query_model(client, index, model_id, spec)
-            attached.append(index)
-    return {
-        "query_model_id": model_id,
-        "query_pipeline": pipeline,
-        "query_model_index": live if live in attached else "",
-    }
-
-
-def attach_query_model_to(
-    settings: OpenSearchSettings, generation: str, embedder: Embedder, client: Client
-) -> str:
-    """A new generation gets the query model already registered for its embedder (by
-    the last admin run or `chunkwise local up`); returns its id, "" if there is none."""
-    from chunkwise.adapters.opensearch.query_model import attach_query_model, find_model_for
-
-    # Serverless collections have no ML Commons connectors.
-    if settings.opensearch_auth == "sigv4-aoss" or not has_ml_commons(client):
-        return ""
-    spec = query_model_spec(embedder)
-    model_id = find_model_for(client, settings.index_prefix, spec)
-    if model_id:
-        attach_query_model(client, settings.names.index(generation), model_id, spec)
-    return model_id or ""
-
-
-def setup_bedrock_query_model(
-    settings: AdminSettings, *, client: Client | None = None, embedder: Embedder | None = None
-) -> dict[str, str]:
-    """AWS: the Bedrock connector for the model ingestion uses, then `setup_query_model`."""
-    from chunkwise.errors import ConfigError
-    from chunkwise.search.query_model import bedrock_connector_body
-
-    emb = embedder or embedder_for(settings)
-    if not settings.embedder.startswith("bedrock:"):
-        raise ConfigError(f"CHUNKWISE_EMBEDDER {settings.embedder!r} is not a Bedrock model")
-    if not settings.query_connector_role_arn:
-        raise ConfigError("CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN: the role OpenSearch assumes")
-    connector = bedrock_connector_body(
-        emb.name,
-        emb.dimension,
-        region=settings.region,
-        role_arn=settings.query_connector_role_arn,
-    )
-    return setup_query_model(settings, connector, query_model_spec(emb), client=client)
-
-
-def setup_local_query_model(
-    settings: AdminSettings,
-    endpoint_url: str,
-    *,
-    client: Client | None = None,
-    embedder: Embedder | None = None,
-) -> dict[str, str]:
-    """Local node: the connector to chunkwise's loopback endpoint, then `setup_query_model`."""
-    from chunkwise.search.query_model import local_connector_body
-
-    spec = query_model_spec(embedder or embedder_for(settings))
-    connector = local_connector_body(spec, endpoint_url)
-    return setup_query_model(settings, connector, spec, client=client)
+__all__ = [
+    "attach_query_model_to",
+    "build_pipeline",
+    "ensure_index",
+    "has_ml_commons",
+    "opensearch_client",
+    "opensearch_index",
+    "pipeline_config",
+    "query_model_spec",
+    "setup_bedrock_query_model",
+    "setup_local_query_model",
+    "setup_query_model",
+]

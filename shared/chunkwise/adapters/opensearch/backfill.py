@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chunkwise.adapters.opensearch.index import RetryPolicy, with_retries
+from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.index.backfill import BackfillSpec, restore_body, saved_values
 
 if TYPE_CHECKING:

@@ -1,58 +1,24 @@
-"""opensearch-py adapter of the revision switch's port (`chunkwise.ingest.revisions`).
+"""Head records over opensearch-py: their ``_source``, and reading them back.
 
-Every method is one round trip for a whole batch of documents (plus the
-retries of `with_retries`, exponential backoff with jitter by tenacity):
+- realtime ``_mget`` (`OpenSearchHeads.mget_heads`): the last write and its
+  ``_seq_no``, no refresh; what the writer compares and sets;
+- one search by id over the same snapshot kind as the chunks (`search_heads`):
+  what a reader judges its candidates by, never realtime (see
+  `chunkwise.index.reading` for why).
 
-- heads (writer): realtime ``_mget`` (the last write and its ``_seq_no``, no
-  refresh); documents without a head get one aggregation over their live chunks
-  (written by the older protocol);
-- heads (reader): one search by id over the same snapshot kind as the chunks
-  (`search_heads`), never realtime: see `chunkwise.ingest.revisions` for why;
-- chunks: ``_bulk`` with ``op_type=create`` and no refresh at all;
-- commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
-  (``create`` for a first head); a 409 means a concurrent writer moved the head;
-- finish: ``_bulk`` of partial updates (state ``live``) of the new chunks and
-  deletes of the old revisions' chunks by id; no refresh;
-- clear: ``_bulk`` of conditional head updates (cleanup list emptied, settled).
+The writer's adapter (`chunkwise.adapters.opensearch.switch`) builds on this.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chunkwise.adapters.opensearch.index import (
-    OpenSearchIndex,
-    bulk_with_retries,
-    error_reason,
-    with_retries,
-)
-from chunkwise.errors import TransientError
-from chunkwise.index.bodies import FAILURE_REASON_FIELD, State, bulk_actions, utcnow_iso
-from chunkwise.ingest.revisions import (
-    HEAD_STATE,
-    LEGACY_STATE,
-    Head,
-    Loaded,
-    absent_head,
-    chunk_ids,
-    head_id,
-)
-
-log = logging.getLogger("chunkwise.ingest.revisions")
-
-# A late finish (a twin's, of a head replaced since) must not undo a newer one: only
-# pending -> live, and only pending/live -> superseded/deleted; anything else is a no-op.
-# (Painless is a core module; `_update_by_query`, which the node may lack, is not used.)
-_SET_STATE = (
-    "String s = ctx._source.state;"
-    "if (params.to == 'live' ? s == 'pending' : (s == 'pending' || s == 'live')) {"
-    "  ctx._source.state = params.to;"
-    "  if (params.to == 'live') { ctx._source.live_at = params.now; }"
-    "  else { ctx._source.superseded_at = params.now; }"
-    "} else { ctx.op = 'none'; }"
-)
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import with_retries
+from chunkwise.index.heads import HEAD_STATE, Head, head_id
+from chunkwise.index.mapping import FAILURE_REASON_FIELD
+from chunkwise.index.states import utcnow_iso
 
 
 def head_source(head: Head) -> dict[str, Any]:
@@ -89,16 +55,14 @@ def head_from_hit(doc: Mapping[str, Any]) -> Head:
     )
 
 
-class OpenSearchSwitchIndex:
-    """`SwitchIndexPort` over an `OpenSearchIndex` (its target: write alias or a
+class OpenSearchHeads:
+    """The head records behind an `OpenSearchIndex`'s target (write alias or a
     generation index being built)."""
 
     def __init__(self, index: OpenSearchIndex) -> None:
         self.index = index
         self.client = index.client
         self.policy = index.policy
-
-    # ------------------------------------------------------------------ heads
 
     def mget_heads(self, doc_ids: Sequence[str]) -> dict[str, Head]:
         """Stored heads by doc_id (realtime; absent ones are left out)."""
@@ -145,164 +109,3 @@ class OpenSearchSwitchIndex:
             for h in hits
             if h["_source"].get("state") == HEAD_STATE
         }
-
-    def read_heads(self, docs: Mapping[str, str]) -> dict[str, Head]:
-        stored = self.mget_heads(list(docs))
-        legacy = self._legacy_revisions([d for d in docs if d not in stored])
-        return {
-            d: stored.get(d) or absent_head(d, key, sorted(legacy.get(d, {}).items()))
-            for d, key in docs.items()
-        }
-
-    def _legacy_revisions(self, doc_ids: Sequence[str]) -> dict[str, dict[str, int]]:
-        """Live revisions (and their chunk counts) of documents without a head."""
-        if not doc_ids:
-            return {}
-        body = {
-            "size": 0,
-            "query": {
-                "bool": {
-                    "filter": [
-                        {"terms": {"doc_id": list(doc_ids)}},
-                        {"term": {"state": LEGACY_STATE}},
-                    ]
-                }
-            },
-            "aggs": {
-                "docs": {
-                    "terms": {"field": "doc_id", "size": len(doc_ids)},
-                    "aggs": {"revs": {"terms": {"field": "revision", "size": 100}}},
-                }
-            },
-        }
-
-        def do() -> dict[str, Any]:
-            resp: dict[str, Any] = self.client.search(
-                index=self.index.target, body=body, params={"request_cache": "false"}
-            )
-            return resp
-
-        aggs = with_retries(self.policy, "legacy revisions", do)["aggregations"]
-        return {
-            str(b["key"]): {str(r["key"]): int(r["doc_count"]) for r in b["revs"]["buckets"]}
-            for b in aggs["docs"]["buckets"]
-        }
-
-    # ------------------------------------------------------------------ chunks
-
-    def write_chunks(self, loaded: Sequence[Loaded]) -> dict[str, str]:
-        if self.index.model is not None and not self.index._model_checked:
-            self.index.check_model(self.index.model)  # before anything is written
-            self.index._model_checked = True
-        actions: list[dict[str, Any]] = []
-        doc_of: dict[str, str] = {}
-        for item in loaded:
-            for a in bulk_actions(
-                item.chunks, item.vectors, index=self.index.target, state=State.PENDING
-            ):
-                a["_op_type"] = "create"
-                doc_of[a["_id"]] = a["_routing"]
-                actions.append(a)
-        res = bulk_with_retries(
-            self.client, actions, policy=self.policy, batch_size=self.index.batch_size
-        )
-        failed: dict[str, list[dict[str, Any]]] = {}
-        for f in res.failed:
-            if f["status"] != 409:  # 409: created by a twin writer of the same revision
-                failed.setdefault(doc_of.get(str(f["_id"]), ""), []).append(f)
-        total = {d: sum(1 for a in actions if a["_routing"] == d) for d in failed}
-        return {
-            d: f"{len(fs)} of {total[d]} chunks rejected, whole revision withdrawn "
-            f"(first: {fs[0]['_id']}: {error_reason(fs[0].get('error'))})"
-            for d, fs in failed.items()
-        }
-
-    def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
-        actions = [
-            {"_op_type": "delete", "_index": self.index.target, "_id": i, "_routing": routing[i]}
-            for i in ids
-        ]
-        bulk_with_retries(self.client, actions, policy=self.policy)
-
-    # ------------------------------------------------------------------ commit
-
-    def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
-        if not pairs:
-            return {}
-        actions = [self._conditional(read, new) for read, new in pairs]
-        res = bulk_with_retries(self.client, actions, policy=self.policy)
-        hard = [f for f in res.failed if f["status"] != 409]
-        if hard:
-            log.warning("head writes rejected: %s", hard[0])
-        committed = {i.removesuffix(":head") for i in res.indexed}
-        return self._committed({new.doc_id: new for _read, new in pairs if new.doc_id in committed})
-
-    def _committed(self, heads: Mapping[str, Head]) -> dict[str, Head]:
-        """The committed heads with their new concurrency tokens (read back realtime;
-        a head read is cheap and the bulk response's seq_no is per item anyway)."""
-        stored = self.mget_heads(list(heads))
-        return {d: h for d, h in stored.items() if h.revision == heads[d].revision}
-
-    def _conditional(self, read: Head, new: Head) -> dict[str, Any]:
-        action: dict[str, Any] = {
-            "_index": self.index.target,
-            "_id": head_id(new.doc_id),
-            "_routing": new.doc_id,
-            "_source": head_source(new),
-        }
-        if read.seq_no < 0:
-            action["_op_type"] = "create"  # fails with 409 if a head appeared meanwhile
-        else:
-            action["_op_type"] = "index"
-            action["if_seq_no"] = read.seq_no
-            action["if_primary_term"] = read.primary_term
-        return action
-
-    # ------------------------------------------------------------------ finish
-
-    def finish(self, heads: Sequence[Head]) -> None:
-        now = utcnow_iso()
-        actions: list[dict[str, Any]] = []
-        for h in heads:
-            if h.revision:
-                actions += self._set_state(h, h.revision, h.chunks, State.LIVE, now)
-            old = State.DELETED if h.tombstone else State.SUPERSEDED
-            for revision, n in h.cleanup:
-                actions += self._set_state(h, revision, n, old, now)
-        res = bulk_with_retries(
-            self.client, actions, policy=self.policy, batch_size=self.index.batch_size
-        )
-        hard = [f for f in res.failed if f["status"] != 404]  # 404: erased already
-        if hard:
-            raise TransientError(f"finish: {len(hard)} chunk updates refused, first {hard[0]}")
-
-    def _set_state(
-        self, head: Head, revision: str, n: int, state: State, now: str
-    ) -> list[dict[str, Any]]:
-        script = {
-            "source": _SET_STATE,
-            "lang": "painless",
-            "params": {"to": state.value, "now": now},
-        }
-        return [
-            {
-                "_op_type": "update",
-                "_index": self.index.target,
-                "_id": i,
-                "_routing": head.doc_id,
-                # a twin's finish of the same head may update the same chunk at once
-                "retry_on_conflict": 3,
-                "_source": {"script": script},
-            }
-            for i in chunk_ids(head.doc_id, revision, n)
-        ]
-
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        self.index.record_failure(doc_id, key, revision, reason)
-
-    def clear_cleanup(self, heads: Sequence[Head]) -> None:
-        settled = [
-            self._conditional(h, Head(h.doc_id, h.key, h.revision, h.chunks, (), h.failed, True))
-            for h in heads
-        ]
-        bulk_with_retries(self.client, settled, policy=self.policy)  # 409: a newer head

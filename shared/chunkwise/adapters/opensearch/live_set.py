@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunkwise.adapters.opensearch.index import OpenSearchIndex, with_retries
-from chunkwise.index.bodies import FAILURE_REASON_FIELD, State, make_doc_id
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import with_retries
+from chunkwise.index.mapping import FAILURE_REASON_FIELD
+from chunkwise.index.names import make_doc_id
+from chunkwise.index.states import State
 
 
 class OpenSearchLiveSet:

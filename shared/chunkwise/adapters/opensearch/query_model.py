@@ -16,7 +16,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
 
-from chunkwise.adapters.opensearch.index import RetryPolicy, with_retries
+from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.errors import ChunkwiseError
 from chunkwise.search.query_model import (
     MODEL_NAME_INFIX,

@@ -26,17 +26,15 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
-from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
-from chunkwise.adapters.opensearch.index import (
-    OpenSearchIndex,
-    RetryPolicy,
-    check_generation_model,
-    with_retries,
-)
+from chunkwise.adapters.opensearch.generations import check_generation_model
+from chunkwise.adapters.opensearch.heads import OpenSearchHeads
+from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
-from chunkwise.index.bodies import GenerationModel, IndexNames
-from chunkwise.ingest.revisions import Candidate, read_current
+from chunkwise.index.generation_model import GenerationModel
+from chunkwise.index.names import IndexNames
+from chunkwise.index.reading import Candidate, read_current
 from chunkwise.search.hybrid import (
     PIPELINE_NORM,
     PIPELINE_RRF,
@@ -253,9 +251,9 @@ class Searcher:
         return postprocess(hits, k)
 
     @property
-    def heads(self) -> OpenSearchSwitchIndex:
+    def heads(self) -> OpenSearchHeads:
         index = OpenSearchIndex(self.client, self.names, target=self.index, policy=self.policy)
-        return OpenSearchSwitchIndex(index)
+        return OpenSearchHeads(index)
 
     def _candidates(
         self, query: str, window: int, f: SearchFilters, qlang: str | None, preference: str

@@ -1,31 +1,35 @@
-"""Ingest operations over the real adapters: the reconcile sweep, retention, re-chunk.
+"""Maintenance over the real adapters: the reconcile sweep, retention, re-chunk.
 
 Used by the reconcile function and by `chunkwise local|reconcile`; each builds what it
-needs through `chunkwise.wiring` and runs the pure steps of `chunkwise.ingest.pipeline`.
+needs (S3, SQS, OpenSearch, the pipeline) and runs the pure steps of
+`chunkwise.ingest.maintenance`. The OpenSearch adapters are imported where they are
+used: importing the package at a function's cold start stays cheap.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
 from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.adapters.sqs import SqsQueue
-from chunkwise.index.bodies import GenerationModel
-from chunkwise.ingest.pipeline import (
+from chunkwise.errors import ConfigError
+from chunkwise.index.generation_model import GenerationModel
+from chunkwise.ingest.maintenance import (
     GenerationCheck,
     RetentionResult,
     SweepResult,
+    apply_retention,
+    fan_out_rechunk,
+    sweep,
+    verify_generation,
 )
-from chunkwise.wiring import (
-    attach_query_model_to,
-    build_pipeline,
-    opensearch_client,
-    opensearch_index,
-)
+from chunkwise.wiring.clients import opensearch_client, opensearch_index
+from chunkwise.wiring.index_setup import attach_query_model_to
+from chunkwise.wiring.pipeline import build_pipeline, pipeline_config
 
 if TYPE_CHECKING:
     from chunkwise.adapters.opensearch.client import Client
+    from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
     from chunkwise.embedding.embed import Embedder
     from chunkwise.settings import ReconcileSettings
 
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
 def live_set(
     settings: ReconcileSettings, generation: str | None = None, client: Client | None = None
 ) -> OpenSearchLiveSet:
+    from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
+
     return OpenSearchLiveSet(opensearch_index(settings, generation, client), settings.bucket)
 
 
@@ -45,15 +51,11 @@ def run_sweep(
     embedder: Embedder | None = None,
 ) -> SweepResult:
     """Reconcile sweep; ``enqueue`` sends one message per drifted key to the queue."""
-    from chunkwise.ingest.pipeline import sweep
-
     client = os_client or opensearch_client(settings)
-    config = settings.pipeline_config()
+    config = pipeline_config(settings)
     store = S3Bucket(config.bucket, s3_client)
     if enqueue:
         if not settings.queue_url:
-            from chunkwise.errors import ConfigError
-
             raise ConfigError("CHUNKWISE_QUEUE_URL: needed to enqueue reconcile messages")
         return sweep(
             config, store, live_set(settings, None, client), queue=SqsQueue(settings.queue_url)
@@ -71,10 +73,9 @@ def run_retention(
 ) -> RetentionResult:
     """The retention step: chunks and artifacts of revisions deleted or superseded
     longer than ``older_than`` (default: the ``retention`` setting) ago."""
-    from chunkwise.index.bodies import parse_duration_seconds
-    from chunkwise.ingest.pipeline import apply_retention
+    from chunkwise.index.revision_queries import parse_duration_seconds
 
-    config = settings.pipeline_config()
+    config = pipeline_config(settings)
     return apply_retention(
         config,
         opensearch_index(settings, None, os_client),
@@ -93,13 +94,10 @@ def start_rechunk(
 ) -> tuple[str, int]:
     """Create a new generation index and enqueue one rechunk message per object."""
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.index.bodies import new_generation_id
-    from chunkwise.ingest.pipeline import fan_out_rechunk
+    from chunkwise.index.names import new_generation_id
     from chunkwise.wiring.embedders import embedder_for
 
     if not settings.queue_url:
-        from chunkwise.errors import ConfigError
-
         raise ConfigError("CHUNKWISE_QUEUE_URL: the re-chunk fan-out needs the ingest queue")
     client = os_client or opensearch_client(settings)
     emb = embedder or embedder_for(settings)
@@ -111,7 +109,7 @@ def start_rechunk(
         tokenizer_id=GenerationModel.of(emb).tokenizer,
     )
     attach_query_model_to(settings, gen, emb, client)
-    config = settings.pipeline_config()
+    config = pipeline_config(settings)
     store = S3Bucket(config.bucket, s3_client)
     n = fan_out_rechunk(config, store, SqsQueue(settings.queue_url), gen)
     return gen, n
@@ -128,10 +126,9 @@ def finish_rechunk(
     """Swap both aliases to ``generation`` if it holds exactly the bucket's current
     revisions (or ``force``); otherwise leave the live generation alone."""
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.ingest.pipeline import verify_generation
 
     client = os_client or opensearch_client(settings)
-    config = settings.pipeline_config()
+    config = pipeline_config(settings)
     store = S3Bucket(config.bucket, s3_client)
     check = verify_generation(config, store, live_set(settings, generation, client), generation)
     if check.complete or force:

@@ -69,8 +69,8 @@ def test_not_a_continuation() -> None:
 
 
 def test_stitch_only_last_block_to_first_block() -> None:
-    from chunkwise.extract.pdf import _stitch
-    from chunkwise.extract.pdf_blocks import Item, PageContent
+    from chunkwise.extract.pdf.blocks import Item, PageContent
+    from chunkwise.extract.pdf.document import _stitch
 
     def table_item(rows: list[list[str]], page: int) -> Item:
         return Item("table", 100.0, 700.0, table=frag(rows, page))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
-from .pdf_lines import (
+from .lines import (
     WORD_GAP_EM,
     Glyph,
     Line,
@@ -29,7 +29,7 @@ from .pdf_lines import (
     strip_subset,
     with_accent,
 )
-from .pdf_symbols import PageSymbols
+from .symbols import PageSymbols
 
 _WS = re.compile(r"\s+")
 

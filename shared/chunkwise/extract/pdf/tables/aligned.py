@@ -25,14 +25,15 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from statistics import median
 
-from .pdf_lines import CELL_GAP_EM, WORD_GAP_EM, Line, Segment, is_bold_font, split_at
-from .tables import (
+from chunkwise.extract.tables import (
     TableFragment,
     caption_breaks_off,
     combine_header_rows,
     is_caption,
     is_continuation_note,
 )
+
+from ..lines import CELL_GAP_EM, WORD_GAP_EM, Line, Segment, is_bold_font, split_at
 
 _MIN_ROWS = 3  # lines with text in two or more columns
 _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table

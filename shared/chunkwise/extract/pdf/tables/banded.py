@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import itertools
 
-from .pdf_aligned import (
+from chunkwise.extract.tables import TableFragment
+
+from ..lines import Line
+from .aligned import (
     AlignedTable,
     _cells,
     _columns,
@@ -29,8 +32,6 @@ from .pdf_aligned import (
     _join,
     _rows,
 )
-from .pdf_lines import Line
-from .tables import TableFragment
 
 _MIN_BANDS = 3  # bands of lines between rules: a header and two rows at least
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart

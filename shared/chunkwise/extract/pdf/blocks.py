@@ -18,15 +18,15 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from .pdf_hyphen import Hyphenation
-from .pdf_lines import Line
-from .tables import (
+from ..tables import (
     TableFragment,
     caption_breaks_off,
     columns_match,
     header_block_joined,
     is_caption,
 )
+from .hyphen import Hyphenation
+from .lines import Line
 
 Kind = Literal["heading", "para", "item", "table"]
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from statistics import median
 from typing import Any
 
-from .pdf_lines import (
+from .lines import (
     CELL_GAP_EM,
     WORD_GAP_EM,
     Glyph,

@@ -37,14 +37,23 @@ from typing import Any
 from chunkwise import progress
 from chunkwise.canonical import escape_paragraph, page_anchor, transcribed_heading
 
-from . import pdf_pdfium
-from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
-from .limits import ExtractLimits
-from .model import ExtractionReport, TableInfo
-from .ocr import OcrPort
-from .pdf_aligned import find_aligned_tables
-from .pdf_banded import find_banded_tables
-from .pdf_blocks import (
+from ..errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
+from ..limits import ExtractLimits
+from ..model import ExtractionReport, TableInfo
+from ..ocr import OcrPort
+from ..tables import (
+    StitchedTable,
+    TableFragment,
+    append_fragment,
+    can_continue,
+    caption_paragraph,
+    is_caption,
+    is_continuation_caption,
+    is_continuation_note,
+    start_table,
+)
+from . import pdfium
+from .blocks import (
     Item,
     PageContent,
     attach_captions,
@@ -56,16 +65,19 @@ from .pdf_blocks import (
     running_keys,
     strip_running,
 )
-from .pdf_columns import reading_order
-from .pdf_decor import overlaid_spaces
-from .pdf_fonts import fixed_pitch_fonts
-from .pdf_hyphen import learn
-from .pdf_image_rules import has_rule_images, with_image_rules
-from .pdf_lines import WORD_GAP_EM, Line, is_mono_font, join_baselines, release_glyphs
-from .pdf_marked import hidden_groups, names_hidden, tex_source_strings, visible_text
-from .pdf_pdfium import has_paths, open_pdfium, read_page_fast
-from .pdf_rows import BAND, WS, join_accents, text_lines, upright_mirrored
-from .pdf_ruled import (
+from .columns import reading_order
+from .decor import overlaid_spaces
+from .fonts import fixed_pitch_fonts
+from .hyphen import learn
+from .lines import WORD_GAP_EM, Line, is_mono_font, join_baselines, release_glyphs
+from .marked import hidden_groups, names_hidden, tex_source_strings, visible_text
+from .pdfium import has_paths, open_pdfium, read_page_fast
+from .rows import BAND, WS, join_accents, text_lines, upright_mirrored
+from .symbols import FontCache, PageSymbols
+from .tables.aligned import find_aligned_tables
+from .tables.banded import find_banded_tables
+from .tables.image_rules import has_rule_images, with_image_rules
+from .tables.ruled import (
     by_band,
     cell_text,
     horizontal_rules,
@@ -77,19 +89,7 @@ from .pdf_ruled import (
     with_row_labels,
     without_title,
 )
-from .pdf_spans import merged_table
-from .pdf_symbols import FontCache, PageSymbols
-from .tables import (
-    StitchedTable,
-    TableFragment,
-    append_fragment,
-    can_continue,
-    caption_paragraph,
-    is_caption,
-    is_continuation_caption,
-    is_continuation_note,
-    start_table,
-)
+from .tables.spans import merged_table
 
 _LIST_MARKER = re.compile(r"^[-*+]\s")
 _CID = re.compile(r"\(cid:\d+\)")
@@ -334,7 +334,7 @@ def _read_one(page: Any, fast_page: Any, hidden: frozenset[int], symbols: PageSy
     ruled = fast_page is not None and (has_paths(fast_page) or has_rule_images(fast_page))
     if fast_page is not None and not hides and not ruled and not tex_source_strings(page.page_obj):
         fast_lines, unmapped = read_page_fast(fast_page, symbols)
-        has_images = pdf_pdfium.has_images(fast_page)
+        has_images = pdfium.has_images(fast_page)
         if unmapped:
             lines, tables, _has_text, slow_images = _read_page(page, hidden, symbols)
             if _count_unmapped(lines, tables) < unmapped:

@@ -15,15 +15,16 @@ import re
 from itertools import combinations, pairwise
 from typing import Any
 
-from .pdf_blocks import MAX_HEADER_ROWS, join_lines
-from .pdf_decor import underline_keys
-from .pdf_entries import entry_rows
-from .pdf_labels import row_labels
-from .pdf_lines import WORD_GAP_EM
-from .pdf_rows import BAND
-from .pdf_spans import header_rows, split_aligned_spans
-from .pdf_subcolumns import split_unruled
-from .tables import is_caption
+from chunkwise.extract.tables import is_caption
+
+from ..blocks import MAX_HEADER_ROWS, join_lines
+from ..decor import underline_keys
+from ..lines import WORD_GAP_EM
+from ..rows import BAND
+from .entries import entry_rows
+from .labels import row_labels
+from .spans import header_rows, split_aligned_spans
+from .subcolumns import split_unruled
 
 _CELL_INDENT = 8.0  # points: a cell's text starts this close to its column's left edge
 _SLIVER = 8.0  # points: a table column this narrow with no text is a gap between panels

@@ -1,0 +1,1 @@
+"""Tables of a PDF page, one module per strategy."""

@@ -1,12 +1,11 @@
 """Two-column reading order, whitespace-aligned / booktabs tables and stitching (pure, no PDF)."""
 
 from chunkwise.extract.model import DocFormat, ExtractionReport
-from chunkwise.extract.pdf.blocks import Item, PageContent
 from chunkwise.extract.pdf.columns import reading_order
-from chunkwise.extract.pdf.document import _stitch
+from chunkwise.extract.pdf.items import Item, PageContent, TableFragment
 from chunkwise.extract.pdf.lines import Glyph, Line, Segment, segments_of
 from chunkwise.extract.pdf.tables.aligned import find_aligned_tables
-from chunkwise.extract.tables import TableFragment
+from chunkwise.extract.pdf.tables.stitch import stitch_tables as _stitch
 
 WIDTH = 595.0
 

@@ -266,8 +266,8 @@ def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text(
 
 
 def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() -> None:
-    from chunkwise.extract.pdf.blocks import Item, join_header_blocks
-    from chunkwise.extract.tables import TableFragment
+    from chunkwise.extract.pdf.items import Item, TableFragment
+    from chunkwise.extract.pdf.tables.ruled import join_header_blocks
 
     header = TableFragment(
         rows=[["die ersten beiden Spalten", "", "die dritte Spalte"], ["p-type", "", "D-type"]],

@@ -41,27 +41,14 @@ from ..errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitE
 from ..limits import ExtractLimits
 from ..model import ExtractionReport, TableInfo
 from ..ocr import OcrPort
-from ..tables import (
-    StitchedTable,
-    TableFragment,
-    append_fragment,
-    can_continue,
-    caption_paragraph,
-    is_caption,
-    is_continuation_caption,
-    is_continuation_note,
-    start_table,
-)
+from ..tables import caption_paragraph, is_caption
 from . import pdfium
 from .blocks import (
-    Item,
-    PageContent,
     attach_captions,
     captions_below,
     group,
     heading_levels,
     heading_rules,
-    join_header_blocks,
     running_keys,
     strip_running,
 )
@@ -69,6 +56,7 @@ from .columns import reading_order
 from .decor import overlaid_spaces
 from .fonts import fixed_pitch_fonts
 from .hyphen import learn
+from .items import Item, PageContent, TableFragment
 from .lines import WORD_GAP_EM, Line, is_mono_font, join_baselines, release_glyphs
 from .marked import hidden_groups, names_hidden, tex_source_strings, visible_text
 from .pdfium import has_paths, open_pdfium, read_page_fast
@@ -82,6 +70,7 @@ from .tables.ruled import (
     cell_text,
     horizontal_rules,
     inside,
+    join_header_blocks,
     outer_borders,
     spread_header,
     table_cells,
@@ -90,6 +79,7 @@ from .tables.ruled import (
     without_title,
 )
 from .tables.spans import merged_table
+from .tables.stitch import StitchedTable, stitch_tables
 
 _LIST_MARKER = re.compile(r"^[-*+]\s")
 _CID = re.compile(r"\(cid:\d+\)")
@@ -475,67 +465,8 @@ def _assemble(
     for page in pages:
         attach_captions(page.items, below)
     levels = heading_levels(pages, body)
-    stitched = _stitch(pages, report)
+    stitched = stitch_tables(pages, report)
     return _render(pages, levels, stitched, report)
-
-
-def _stitch(pages: list[PageContent], report: ExtractionReport) -> dict[int, StitchedTable]:
-    """Assemble table fragments; returns id(first fragment item) -> table.
-
-    A table continues on the next page when it is the page's last block (a
-    "continued" note after it aside) and the next page starts with a fragment
-    of the same columns (a repeated or "continued" caption before it aside),
-    whether or not the header row is repeated.
-    """
-    out: dict[int, StitchedTable] = {}
-    open_table: StitchedTable | None = None
-    for page in pages:
-        report.tables_found += sum(1 for it in page.items if it.kind == "table")
-        if open_table is not None and not _continue_on(page, open_table):
-            open_table = None
-        if not page.items:
-            continue  # the page held only the rest of the open table: it may go on
-        last = _last_block(page.items)
-        for i, it in enumerate(page.items):
-            if it.kind == "table" and it.table is not None:
-                table = start_table(it.table)
-                out[id(it)] = table
-                open_table = table if i == last else None
-        if last < 0 or page.items[last].kind != "table":
-            open_table = None
-    report.tables_stitched = sum(1 for t in out.values() if t.fragments > 1)
-    return out
-
-
-def _last_block(items: list[Item]) -> int:
-    """Index of the page's last block that is not a table's "continued" note."""
-    i = len(items) - 1
-    while i >= 0 and items[i].kind == "para" and is_continuation_note(items[i].text):
-        i -= 1
-    return i
-
-
-def _continue_on(page: PageContent, table: StitchedTable) -> bool:
-    """Append the page's first table to `table` if it continues it (and drop its caption)."""
-    items = page.items
-    skip = 0
-    if items and items[0].kind == "para" and _continues_caption(items[0].text, table):
-        skip = 1
-    first = items[skip] if len(items) > skip else None
-    if first is None or first.kind != "table" or first.table is None:
-        return False
-    if not can_continue(table, first.table):
-        return False
-    append_fragment(table, first.table)
-    del items[: skip + 1]
-    if not items:
-        page.has_text = True  # the page held nothing but the rest of the table
-    return True
-
-
-def _continues_caption(text: str, table: StitchedTable) -> bool:
-    same = bool(table.caption) and WS.sub(" ", text).strip() == WS.sub(" ", table.caption).strip()
-    return same or is_continuation_caption(text)
 
 
 def _escape_list_marker(text: str) -> str:

@@ -26,13 +26,13 @@ from itertools import pairwise
 from statistics import median
 
 from chunkwise.extract.tables import (
-    TableFragment,
     caption_breaks_off,
     combine_header_rows,
     is_caption,
     is_continuation_note,
 )
 
+from ..items import TableFragment
 from ..lines import CELL_GAP_EM, WORD_GAP_EM, Line, Segment, is_bold_font, split_at
 
 _MIN_ROWS = 3  # lines with text in two or more columns

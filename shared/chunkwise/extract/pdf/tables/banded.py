@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import itertools
 
-from chunkwise.extract.tables import TableFragment
-
+from ..items import TableFragment
 from ..lines import Line
 from .aligned import (
     AlignedTable,

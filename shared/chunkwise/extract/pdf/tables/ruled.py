@@ -15,15 +15,17 @@ import re
 from itertools import combinations, pairwise
 from typing import Any
 
-from chunkwise.extract.tables import is_caption
+from chunkwise.extract.tables import combine_header_rows, is_caption
 
-from ..blocks import MAX_HEADER_ROWS, join_lines
+from ..blocks import join_lines
 from ..decor import underline_keys
+from ..items import Item, TableFragment
 from ..lines import WORD_GAP_EM
 from ..rows import BAND
 from .entries import entry_rows
 from .labels import row_labels
 from .spans import header_rows, split_aligned_spans
+from .stitch import columns_match
 from .subcolumns import split_unruled
 
 _CELL_INDENT = 8.0  # points: a cell's text starts this close to its column's left edge
@@ -34,6 +36,8 @@ _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
 _WORD_SPACE = 0.3  # em: an interword space
 _MIN_CAPTION_GAP = 20.0  # points between two rules with a caption line between them
+MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
+_HEADER_GAP = 12.0  # points between a header block and its body
 
 
 def inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
@@ -512,3 +516,50 @@ def horizontal_rules(page: Any) -> list[tuple[float, float, float]]:
     return [
         (float(e["top"]), float(e["x0"]), float(e["x1"])) for e in rules if id(e) not in decoration
     ]
+
+
+def join_header_blocks(items: list[Item]) -> list[Item]:
+    """A table whose header rows are a frame of their own directly above its body is one table.
+
+    colortbl's and longtable's examples set the header rows in their own
+    coloured or ruled block: found alone, the body's first data row would
+    become the header and the real header a table without data.
+    """
+    out: list[Item] = []
+    for item in sorted(items, key=lambda it: it.top):
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.table is not None
+            and item.table is not None
+            and len(prev.table.rows) <= MAX_HEADER_ROWS
+            and prev.table.columns == item.table.columns
+            and -1 <= item.top - prev.bottom <= _HEADER_GAP
+            # Same column boundaries, or frames that touch (a coloured header
+            # wider than its body).
+            and (
+                columns_match(prev.table.x_edges, item.table.x_edges) or item.top - prev.bottom <= 1
+            )
+        ):
+            prev.table = header_block_joined(prev.table, item.table)
+            prev.bottom = item.bottom
+            continue
+        out.append(item)
+    return out
+
+
+def header_block_joined(header: TableFragment, body: TableFragment) -> TableFragment:
+    """A block of header rows drawn as its own frame, joined to the body below it.
+
+    The header rows become the one header line as DOCX/HTML header rows do
+    (`combine_header_rows`: "die ersten beiden Spalten / p-type"); the body's
+    rows are data.
+    """
+    width = max(header.columns, body.columns)
+    rows = [row + [""] * (width - len(row)) for row in header.rows]
+    return TableFragment(
+        rows=[combine_header_rows(rows), *body.rows],
+        page=body.page,
+        x_edges=list(body.x_edges),
+        caption=header.caption or body.caption,
+    )

@@ -56,29 +56,17 @@ from .columns import reading_order
 from .decor import overlaid_spaces
 from .fonts import fixed_pitch_fonts
 from .hyphen import learn
-from .items import Item, PageContent, TableFragment
-from .lines import WORD_GAP_EM, Line, is_mono_font, join_baselines, release_glyphs
+from .items import Item, PageContent
+from .lines import Line, is_mono_font, join_baselines, release_glyphs
 from .marked import hidden_groups, names_hidden, tex_source_strings, visible_text
 from .pdfium import has_paths, open_pdfium, read_page_fast
-from .rows import BAND, WS, join_accents, text_lines, upright_mirrored
+from .rows import WS, join_accents, text_lines, upright_mirrored
 from .symbols import FontCache, PageSymbols
 from .tables.aligned import find_aligned_tables
 from .tables.banded import find_banded_tables
+from .tables.frames import horizontal_rules
 from .tables.image_rules import has_rule_images, with_image_rules
-from .tables.ruled import (
-    by_band,
-    cell_text,
-    horizontal_rules,
-    inside,
-    join_header_blocks,
-    outer_borders,
-    spread_header,
-    table_cells,
-    table_settings,
-    with_row_labels,
-    without_title,
-)
-from .tables.spans import merged_table
+from .tables.ruled import find_ruled_tables
 from .tables.stitch import StitchedTable, stitch_tables
 
 _LIST_MARKER = re.compile(r"^[-*+]\s")
@@ -102,49 +90,11 @@ def _read_page(
     overlaid = overlaid_spaces(page.chars)
     if overlaid:  # spaces drawn over glyphs split words ("chromiu m")
         page = page.filter(lambda obj: id(obj) not in overlaid)
-    borders = outer_borders(page)
-    tables = page.find_tables(table_settings(borders) if borders else None)
-    boxes: list[tuple[float, float, float, float]] = []
-    cells: list[list[tuple[float, float, float, float]]] = []
-    items: list[Item] = []
-    page_words = page.extract_words(x_tolerance_ratio=WORD_GAP_EM) if tables else []
-    for table in tables:
-        used: list[tuple[float, float, float, float]] = []
-        extracted, grid = without_title(*table_cells(page_words, table, used), used)
-        extracted, grid, edges = with_row_labels(page_words, extracted, grid, used, table)
-        if extracted:
-            extracted[0] = spread_header(extracted[0])
-        rows = merged_table(grid, [[cell_text(c) for c in row] for row in extracted])
-        rows = [r for r in rows if any(cell.strip() for cell in r)]
-        if not rows or max(sum(1 for c in r if c.strip()) for r in rows) < 2:
-            # A one-column frame is a shaded code box or a note, not a table:
-            # its text stays with the page's lines. Slivers of no text beside it
-            # (a code box's fill inside its rules) add no column.
-            continue
-        x0, top, x1, bottom = (float(v) for v in table.bbox)
-        top = max(top, min(b[1] for b in grid[0] if b is not None))  # below a title
-        boxes.append((x0, top, x1, bottom))
-        cells.append(used)
-        frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=edges)
-        items.append(Item(kind="table", top=top, bottom=bottom, table=frag))
-
-    taken = by_band([box for used in cells for box in used])
-
-    def keep(obj: dict[str, Any]) -> bool:
-        # Only the words put into cells leave the prose: text inside a table's
-        # box but in no cell (a line between two stacked frames) stays. A word
-        # that runs on past the table's box leaves whole (debian-reference-de
-        # p94: "...revision_architektur.deb" in its cell, "ektur.deb" in the prose).
-        if obj.get("object_type") != "char":
-            return True
-        band = int((float(obj["top"]) + float(obj["bottom"])) / 2) // BAND
-        return not inside(obj, taken.get(band, []))
-
-    text_page = page.filter(keep) if boxes else page
-    lines = text_lines(text_page)
-    has_text = bool(lines) or bool(items)
+    ruled = find_ruled_tables(page)
+    lines = text_lines(ruled.text_page)
+    has_text = bool(lines) or bool(ruled.tables)
     has_images = bool(page.images)
-    return lines, join_header_blocks(items), has_text, has_images
+    return lines, ruled.tables, has_text, has_images
 
 
 def _render_ocr(text: str, number: int) -> str:

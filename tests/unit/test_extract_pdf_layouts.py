@@ -46,8 +46,9 @@ def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
 # --- pure helpers of the PDF reader (no PDF needed) ---------------------------
 
 from chunkwise.extract.pdf.blocks import join_lines, running_keys, strip_running  # noqa: E402
-from chunkwise.extract.pdf.document import Line, _drop_unmapped_glyphs  # noqa: E402
 from chunkwise.extract.pdf.hyphen import learn  # noqa: E402
+from chunkwise.extract.pdf.lines import Line  # noqa: E402
+from chunkwise.extract.pdf.pages import drop_unmapped_glyphs as _drop_unmapped_glyphs  # noqa: E402
 
 HEIGHT = 842.0
 

@@ -33,16 +33,16 @@ from typing import Any
 
 from chunkwise.canonical import escape_paragraph
 
-from .errors import (
+from ..errors import (
     CorruptDocument,
     EmptyDocument,
     ExtractionError,
     LimitExceeded,
     UnsupportedFormat,
 )
-from .limits import ExtractLimits
-from .model import ExtractionReport, TableInfo
-from .tables import (
+from ..limits import ExtractLimits
+from ..model import ExtractionReport, TableInfo
+from ..tables import (
     LAYOUT_SPACE,
     MAX_TABLE_COLUMNS,
     caption_paragraph,

@@ -132,7 +132,7 @@ def join_lines(
     "Tabellenein-" + "träge" is one hyphenated word: the hyphen goes, unless
     the document writes the pair with its hyphen elsewhere ("timer-based" in
     an office document, which breaks lines only at hyphens it has; see
-    pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
+    `hyphen`). A hyphen before a capital is part of the word ("E-" + "Mail",
     "Computer-Modern-" + "Schriftfamilien"), and before a digit ("KP-" + "100"):
     it stays, without a space, unless both parts are capitals the document writes
     joined elsewhere ("CONDI-" + "TIONAL"); so it does after one letter, capitals or digits

@@ -210,7 +210,7 @@ def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[
     "f_f_i" in a Type 1 font without ToUnicode), which is left out here and
     counted, so the caller can try pdfminer (which maps more glyph names) and
     report what neither could read. `symbols`: the characters PDFium writes
-    for glyphs the page's fonts name as symbols (pdf_symbols), put back.
+    for glyphs the page's fonts name as symbols (`symbols`), put back.
     """
     textpage = page.get_textpage()
     try:

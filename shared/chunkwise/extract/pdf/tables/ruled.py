@@ -403,7 +403,7 @@ def with_row_labels(
     table: Any,
 ) -> tuple[list[list[str | None]], list[list[Box | None]], list[float]]:
     """The table with the row labels set beside its frame as its first column
-    (`pdf_labels`; their words leave `used`), and its column edges."""
+    (`labels`; their words leave `used`), and its column edges."""
     edges = _x_edges(table)
     labelled = row_labels(page_words, grid, header_rows(grid)) if texts else None
     if labelled is None or len(labelled[0]) != len(texts):

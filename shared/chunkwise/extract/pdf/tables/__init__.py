@@ -17,7 +17,8 @@ each table's lines leave the page's text:
    pdfplumber's reading of the page wins after all).
 2. **Banded** (`banded.py`), on those lines: a stack of four or more horizontal
    rules with the same ends (DocBook's rule under every row, LaTeX's rules
-   between row groups); the bands between the rules are the rows.
+   between row groups); the lines between two rules are one row (a wrapped
+   cell beside its row label) or a row each.
 3. **Aligned** (`aligned.py`), on the lines left: a run of lines that share
    vertical gutters, with no rules (TeX's tabular) or horizontal rules only
    (booktabs); the header is what lies above a midrule, or a first row set

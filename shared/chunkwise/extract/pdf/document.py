@@ -195,15 +195,6 @@ def _read_all(
         progress.advance("extract: pages", index + 1, n_pages)
 
 
-class _PageRead:
-    lines: list[Line]
-    tables: list[Item]
-    rules: list[tuple[float, float, float]]
-    has_images: bool
-    fast: bool  # read by PDFium
-    unmapped: int  # glyphs PDFium could not map and left out
-
-
 def _body_size(pages: list[list[Line]], fixed_pitch: Container[str] = ()) -> float:
     """The size the document's prose is set in: on most pages, the size most of the
     page's characters outside typewriter fonts have.

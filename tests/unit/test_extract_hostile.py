@@ -208,7 +208,7 @@ def test_real_inflated_size_is_capped_whatever_the_directory_says() -> None:
     import random
     import zipfile as zf_mod
 
-    from chunkwise.extract.docx import _inflate_member
+    from chunkwise.extract.docx.container import _inflate_member
 
     content = random.Random(7).randbytes(1 << 20)
     real = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": content})

@@ -1,12 +1,11 @@
 """Two-column reading order, whitespace-aligned / booktabs tables and stitching (pure, no PDF)."""
 
 from chunkwise.extract.model import DocFormat, ExtractionReport
-from chunkwise.extract.pdf import _stitch
-from chunkwise.extract.pdf_aligned import find_aligned_tables
-from chunkwise.extract.pdf_blocks import Item, PageContent
-from chunkwise.extract.pdf_columns import reading_order
-from chunkwise.extract.pdf_lines import Glyph, Line, Segment, segments_of
-from chunkwise.extract.tables import TableFragment
+from chunkwise.extract.pdf.columns import reading_order
+from chunkwise.extract.pdf.items import Item, PageContent, TableFragment
+from chunkwise.extract.pdf.lines import Glyph, Line, Segment, segments_of
+from chunkwise.extract.pdf.tables.aligned import find_aligned_tables
+from chunkwise.extract.pdf.tables.stitch import stitch_tables as _stitch
 
 WIDTH = 595.0
 
@@ -128,7 +127,7 @@ def test_contents_with_dot_leaders_is_not_a_table() -> None:
 def test_rows_are_cut_at_the_table_columns_when_a_column_frame_is_missing() -> None:
     # colortbl-DE p4: the middle column has no coloured panel, so pdfplumber's row
     # has cells for the outer columns only and "bbb" fell into no cell.
-    from chunkwise.extract.pdf_ruled import _edge_grid, _uncovered
+    from chunkwise.extract.pdf.tables.ruled import _edge_grid, _uncovered
 
     grid: list[list[tuple[float, float, float, float] | None]] = [
         [(182.0, 125.0, 244.0, 139.0), (347.0, 125.0, 430.0, 139.0)],
@@ -200,7 +199,7 @@ def test_p_columns_join_their_wrapped_lines_and_one_word_rows_stay_rows() -> Non
 
 
 def test_a_table_between_two_captions_takes_the_one_on_the_documents_side() -> None:
-    from chunkwise.extract.pdf_blocks import attach_captions, captions_below
+    from chunkwise.extract.pdf.blocks import attach_captions, captions_below
 
     def para(text: str, top: float) -> Item:
         return Item("para", top, top + 10, text=text)
@@ -513,7 +512,7 @@ def test_margin_notes_set_below_a_booktabs_table_go_with_the_display_after_it() 
 def test_margin_notes_below_a_paragraph_open_a_paragraph_of_their_own() -> None:
     # fancyhdr p4: the notes of a display start in the gap under the paragraph above
     # it, closer than a paragraph gap; they must not run on that paragraph's sentence.
-    from chunkwise.extract.pdf_blocks import group
+    from chunkwise.extract.pdf.blocks import group
 
     prose = [line(60.0 + 12 * i, (145.0, f"Prose line {i} of the page runs on")) for i in range(10)]
     notes = [line(182.0 + 12 * k, (87.0, f"\\cmd{k}"), mono=True) for k in range(3)]

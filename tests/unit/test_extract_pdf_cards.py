@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from chunkwise.extract import extract
-from chunkwise.extract.pdf_aligned import find_aligned_tables
-from chunkwise.extract.pdf_columns import find_columns, reading_order
-from chunkwise.extract.pdf_lines import Glyph, Line, Segment, segments_of
+from chunkwise.extract.pdf.columns import find_columns, reading_order
+from chunkwise.extract.pdf.lines import Glyph, Line, Segment, segments_of
+from chunkwise.extract.pdf.tables.aligned import find_aligned_tables
 
 pytest.importorskip("pdfplumber")
 canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")

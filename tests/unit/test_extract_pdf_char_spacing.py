@@ -12,7 +12,7 @@ from __future__ import annotations
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
 from chunkwise.extract import extract
-from chunkwise.extract.pdf_pdfium import read_page_fast
+from chunkwise.extract.pdf.pdfium import read_page_fast
 from tests.raw_pdf import one_page_pdf
 
 

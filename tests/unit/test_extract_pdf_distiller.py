@@ -80,7 +80,7 @@ def test_rules_drawn_as_thin_images_make_a_ruled_table() -> None:
 
 def test_text_scaled_by_the_matrix_has_its_page_size_in_the_fast_reader() -> None:
     pypdfium2 = pytest.importorskip("pypdfium2")
-    from chunkwise.extract.pdf_pdfium import read_page_fast
+    from chunkwise.extract.pdf.pdfium import read_page_fast
 
     def draw(c: object) -> None:
         _scaled_text(c, 100, 700, "Ten points tall", 10)
@@ -171,7 +171,7 @@ def test_sentences_of_a_column_as_wide_as_its_widest_are_rows() -> None:
 def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> None:
     pdfplumber = pytest.importorskip("pdfplumber")
     pypdfium2 = pytest.importorskip("pypdfium2")
-    from chunkwise.extract.pdf_image_rules import has_rule_images, with_image_rules
+    from chunkwise.extract.pdf.tables.image_rules import has_rule_images, with_image_rules
 
     def draw(c: object) -> None:
         _image_ruled_table(c)
@@ -195,7 +195,7 @@ def test_thin_images_are_rules_for_the_table_finder_and_a_picture_is_not() -> No
 
 
 def test_titles_of_tables_stacked_in_one_frame_under_the_same_heads_leave_it() -> None:
-    from chunkwise.extract.pdf_ruled import without_title
+    from chunkwise.extract.pdf.tables.ruled import without_title
 
     def row(top: float, *texts: str) -> tuple[list[object], list[str | None]]:
         if len(texts) == 1:  # one cell across the frame

@@ -45,9 +45,10 @@ def test_narrow_word_spaces_on_a_page_with_rules_keep_words_apart() -> None:
 
 # --- pure helpers of the PDF reader (no PDF needed) ---------------------------
 
-from chunkwise.extract.pdf import Line, _drop_unmapped_glyphs  # noqa: E402
-from chunkwise.extract.pdf_blocks import join_lines, running_keys, strip_running  # noqa: E402
-from chunkwise.extract.pdf_hyphen import learn  # noqa: E402
+from chunkwise.extract.pdf.blocks import join_lines, running_keys, strip_running  # noqa: E402
+from chunkwise.extract.pdf.hyphen import learn  # noqa: E402
+from chunkwise.extract.pdf.lines import Line  # noqa: E402
+from chunkwise.extract.pdf.pages import drop_unmapped_glyphs as _drop_unmapped_glyphs  # noqa: E402
 
 HEIGHT = 842.0
 
@@ -132,7 +133,7 @@ def test_to_after_a_line_end_hyphen_is_a_syllable_unless_a_compound_follows() ->
 
 
 def test_a_leading_dash_or_star_that_is_data_stays_data() -> None:
-    from chunkwise.extract.pdf_blocks import group
+    from chunkwise.extract.pdf.blocks import group
 
     lines = [
         _line("-s", 100),
@@ -203,7 +204,7 @@ def _styled(text: str, top: float, size: float, font: str, bold: bool = False) -
 
 
 def test_numbered_headings_give_levels_and_a_huge_example_word_stays_text() -> None:
-    from chunkwise.extract.pdf_blocks import group, heading_rules
+    from chunkwise.extract.pdf.blocks import group, heading_rules
 
     sans, roman = "LMSans10-Bold", "LMRoman10-Regular"
     page1 = [
@@ -266,8 +267,8 @@ def test_a_paragraph_starting_like_a_list_item_is_escaped_in_the_canonical_text(
 
 
 def test_header_rows_in_their_own_frame_become_the_header_of_the_body_below() -> None:
-    from chunkwise.extract.pdf_blocks import Item, join_header_blocks
-    from chunkwise.extract.tables import TableFragment
+    from chunkwise.extract.pdf.items import Item, TableFragment
+    from chunkwise.extract.pdf.tables.ruled import join_header_blocks
 
     header = TableFragment(
         rows=[["die ersten beiden Spalten", "", "die dritte Spalte"], ["p-type", "", "D-type"]],
@@ -509,7 +510,7 @@ def test_two_accents_stacked_over_one_letter_both_join_it(with_rule: bool) -> No
 def test_a_spacing_accent_is_no_letter_for_another_accent() -> None:
     # The order the glyphs come in decides which accent looks for its letter first;
     # whatever it is, an accent never takes another accent.
-    from chunkwise.extract.pdf_lines import can_take_accent, with_accent
+    from chunkwise.extract.pdf.lines import can_take_accent, with_accent
 
     assert not can_take_accent("\u02c6") and not can_take_accent("\u02c7")
     assert can_take_accent("a") and with_accent(with_accent("a", "\u02c6"), "\u00a8")
@@ -893,7 +894,7 @@ def _glyph(
 def test_marks_and_a_tall_glyph_on_the_baseline_join_the_line_below() -> None:
     # l2tabu's row "12 2": a footnote mark (7 pt, raised 4 pt) and the "2" of "LaTeX 2e"
     # in a math font whose glyph box starts 4 pt above the line's, on its baseline.
-    from chunkwise.extract.pdf_rows import _same_baseline
+    from chunkwise.extract.pdf.rows import _same_baseline
 
     above = [_glyph(72 + 5.5 * i, ch, 595.6, 11) for i, ch in enumerate("Die alten unterstüt-")]
     line = [_glyph(72 + 5.5 * i, ch, 609.6, 11) for i, ch in enumerate("zen nicht die Schrift")]
@@ -1026,7 +1027,7 @@ def test_a_title_bar_over_the_column_heads_names_the_table_and_is_not_its_header
 
 
 def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
-    from chunkwise.extract.pdf_ruled import without_title
+    from chunkwise.extract.pdf.tables.ruled import without_title
 
     # colortbl.pdf p3: 6 pt gaps between the panels come out as columns of their own,
     # reaching down over the body (a header row over them seemed to span the body).
@@ -1069,7 +1070,7 @@ def test_empty_slivers_between_coloured_panels_are_no_columns() -> None:
 
 
 def test_a_white_row_of_a_table_shaded_every_other_row_keeps_its_columns() -> None:
-    from chunkwise.extract.pdf_ruled import _unshaded_row
+    from chunkwise.extract.pdf.tables.ruled import _unshaded_row
 
     # xcolor's option table: column edges only in the shaded rows, so pdfplumber
     # merges each white row into one cell across the table ("natural (Default.) ...").
@@ -1097,8 +1098,8 @@ def test_a_white_row_of_a_table_shaded_every_other_row_keeps_its_columns() -> No
 def test_a_line_with_its_margin_note_taken_out_keeps_the_readers_text() -> None:
     # polyglossia: the reader's line text has the word spaces and a ligature's
     # letters ("of counter as a letter") that its segments' text lacks.
-    from chunkwise.extract.pdf_columns import margin_order
-    from chunkwise.extract.pdf_lines import Line, Segment
+    from chunkwise.extract.pdf.columns import margin_order
+    from chunkwise.extract.pdf.lines import Line, Segment
 
     def line(top: float, segments: list[Segment], text: str | None = None) -> Line:
         joined = " ".join(s.text for s in segments)

@@ -134,7 +134,7 @@ class _Form:
 
 def test_forms_sharing_their_resources_are_searched_once_each() -> None:
     # A hostile file: 40 forms whose resources name all 40 forms (a cycle).
-    from chunkwise.extract.pdf_marked import names_hidden
+    from chunkwise.extract.pdf.marked import names_hidden
 
     shared: dict[str, object] = {}
     shared["XObject"] = {f"Fm{i}": _Form(shared) for i in range(40)}

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from chunkwise.extract import extract
-from chunkwise.extract.pdf_blocks import join_lines
-from chunkwise.extract.pdf_decor import overlaid_spaces, underline_keys
-from chunkwise.extract.pdf_hyphen import learn
-from chunkwise.extract.pdf_spans import Box, header_rows, merged_table
+from chunkwise.extract.pdf.blocks import join_lines
+from chunkwise.extract.pdf.decor import overlaid_spaces, underline_keys
+from chunkwise.extract.pdf.hyphen import learn
+from chunkwise.extract.pdf.tables.spans import Box, header_rows, merged_table
 from tests.drawn_pdf import drawn_pdf
 
 pytest.importorskip("pdfplumber")

@@ -6,7 +6,7 @@ glyph's box; a glyph overprinted in place comes back twice in one box too.
 
 from __future__ import annotations
 
-from chunkwise.extract.pdf_pdfium import _Font, _LineBuilder
+from chunkwise.extract.pdf.pdfium import _Font, _LineBuilder
 
 FONT = _Font(size=10.0, family="LMRoman10-Regular")
 

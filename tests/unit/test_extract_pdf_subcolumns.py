@@ -53,7 +53,7 @@ def test_unruled_columns_of_a_ruled_frame_are_columns() -> None:
 
 
 def test_a_phrase_in_a_cell_is_not_split_into_columns() -> None:
-    from chunkwise.extract.pdf_subcolumns import split_unruled
+    from chunkwise.extract.pdf.tables.subcolumns import split_unruled
 
     box = (0.0, 0.0, 200.0, 10.0)
 
@@ -74,7 +74,7 @@ def test_a_double_rule_s_blank_sliver_does_not_keep_a_column_whole() -> None:
     # hhline's example (`||cc||c|c||`, double rules above and below): the gap
     # between the two rules of a double rule is a row 4 pt high spanning the
     # frame; the rows under it, each "a b" with no rule between, stayed one column.
-    from chunkwise.extract.pdf_subcolumns import split_unruled
+    from chunkwise.extract.pdf.tables.subcolumns import split_unruled
 
     def word(x0: float, x1: float, top: float) -> dict[str, object]:
         return {"x0": x0, "x1": x1, "top": top, "bottom": top + 8}
@@ -120,7 +120,7 @@ def test_a_tall_row_with_a_cell_ruled_in_two_stays_one_row() -> None:
     # An office PDF's row "mbr": a rule inside one cell ("MBR by Neil" over
     # "Turton") parts the grid row in two; the row label spans both parts, so
     # "Not" over "supported" beside it is one cell of one row, not two rows.
-    from chunkwise.extract.pdf_spans import split_aligned_spans
+    from chunkwise.extract.pdf.tables.spans import split_aligned_spans
 
     def word(x0: float, top: float) -> dict[str, object]:
         return {"x0": x0, "x1": x0 + 20, "top": top, "bottom": top + 10}

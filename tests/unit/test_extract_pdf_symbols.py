@@ -9,7 +9,7 @@ dropped: "file"). Both readers must give the symbols the font program names.
 from __future__ import annotations
 
 from chunkwise.extract import extract
-from chunkwise.extract.pdf_symbols import FontFacts, PageSymbols, named_symbols
+from chunkwise.extract.pdf.symbols import FontFacts, PageSymbols, named_symbols
 from tests.raw_pdf import TIMES, one_page_pdf
 
 # The clear-text part of a Type 1 program: only its built-in encoding matters here.

@@ -6,14 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunkwise.extract.model import DocFormat, ExtractionReport
-from chunkwise.extract.tables import (
-    TableFragment,
-    append_fragment,
-    can_continue,
-    caption_paragraph,
-    render_gfm,
-    start_table,
-)
+from chunkwise.extract.pdf.items import TableFragment
+from chunkwise.extract.pdf.tables.stitch import append_fragment, can_continue, start_table
+from chunkwise.extract.tables import caption_paragraph, render_gfm
 
 cells = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
 
@@ -69,8 +64,8 @@ def test_not_a_continuation() -> None:
 
 
 def test_stitch_only_last_block_to_first_block() -> None:
-    from chunkwise.extract.pdf import _stitch
-    from chunkwise.extract.pdf_blocks import Item, PageContent
+    from chunkwise.extract.pdf.items import Item, PageContent
+    from chunkwise.extract.pdf.tables.stitch import stitch_tables as _stitch
 
     def table_item(rows: list[list[str]], page: int) -> Item:
         return Item("table", 100.0, 700.0, table=frag(rows, page))

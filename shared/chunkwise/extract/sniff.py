@@ -78,7 +78,7 @@ def sniff(data: bytes, filename: str | None = None) -> DocFormat | None:
     if b"%PDF-" in head:
         return DocFormat.PDF
     if head.startswith(_ZIP_SIGNATURES):
-        return DocFormat.DOCX  # docx.py checks the container and its members
+        return DocFormat.DOCX  # docx/container.py checks the container and its members
     for sig, off, name in _REFUSED_SIGNATURES:
         if head[off : off + len(sig)] == sig:
             if name == "Windows executable" and b"\x00" not in head[:64]:

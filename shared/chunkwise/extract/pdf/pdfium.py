@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
-from .pdf_lines import (
+from .lines import (
     WORD_GAP_EM,
     Glyph,
     Line,
@@ -29,7 +29,7 @@ from .pdf_lines import (
     strip_subset,
     with_accent,
 )
-from .pdf_symbols import PageSymbols
+from .symbols import PageSymbols
 
 _WS = re.compile(r"\s+")
 
@@ -210,7 +210,7 @@ def read_page_fast(page: Any, symbols: PageSymbols | None = None) -> tuple[list[
     "f_f_i" in a Type 1 font without ToUnicode), which is left out here and
     counted, so the caller can try pdfminer (which maps more glyph names) and
     report what neither could read. `symbols`: the characters PDFium writes
-    for glyphs the page's fonts name as symbols (pdf_symbols), put back.
+    for glyphs the page's fonts name as symbols (`symbols`), put back.
     """
     textpage = page.get_textpage()
     try:

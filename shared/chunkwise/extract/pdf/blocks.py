@@ -4,9 +4,8 @@ Running headers and footers found across pages and stripped (`running_keys`,
 `strip_running`), lines joined into a block's text with line-end hyphens
 undone or kept (`join_lines`), heading levels from numbering and font size
 (`HeadingRules`, `heading_rules`, `heading_levels`), lines grouped into
-`Item`s merged with the page's tables by position (`group`), header blocks
-joined to their table (`join_header_blocks`) and captions attached to their
-table (`captions_below`, `attach_captions`).
+`Item`s (items.py) merged with the page's tables by position (`group`) and
+captions attached to their table (`captions_below`, `attach_captions`).
 """
 
 from __future__ import annotations
@@ -16,19 +15,11 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
-from .pdf_hyphen import Hyphenation
-from .pdf_lines import Line
-from .tables import (
-    TableFragment,
-    caption_breaks_off,
-    columns_match,
-    header_block_joined,
-    is_caption,
-)
-
-Kind = Literal["heading", "para", "item", "table"]
+from ..tables import caption_breaks_off, is_caption
+from .hyphen import Hyphenation
+from .items import Item, PageContent
+from .lines import Line
 
 # A bullet glyph may touch its text; "-", "*" and "–" only count as bullets
 # when a space follows: "-s", "-1" or "*.html" are data (options, numbers).
@@ -57,60 +48,6 @@ _HYPHEN_KEEP = frozenset({"und", "oder", "bzw.", "sowie", "bis", "and", "or"})
 # "to" keeps a suspended hyphen only before a compound ("two- to three-fold");
 # else it is a syllable: "Benutzerkon-" + "to" is "Benutzerkonto".
 _HYPHEN_KEEP_RANGE = frozenset({"to"})
-MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
-_HEADER_GAP = 12.0  # points between a header block and its body
-
-
-@dataclass
-class Item:
-    kind: Kind
-    top: float
-    bottom: float
-    text: str = ""
-    size: float = 0.0
-    level: int = 0
-    lines: list[Line] = field(default_factory=list)
-    table: TableFragment | None = None
-    order: float = -1.0  # place among the page's lines (Line.seq), when known
-
-
-@dataclass
-class PageContent:
-    number: int
-    items: list[Item]
-    has_text: bool
-    has_images: bool
-    ocr_text: str | None = None
-
-
-def join_header_blocks(items: list[Item]) -> list[Item]:
-    """A table whose header rows are a frame of their own directly above its body is one table.
-
-    colortbl's and longtable's examples set the header rows in their own
-    coloured or ruled block: found alone, the body's first data row would
-    become the header and the real header a table without data.
-    """
-    out: list[Item] = []
-    for item in sorted(items, key=lambda it: it.top):
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.table is not None
-            and item.table is not None
-            and len(prev.table.rows) <= MAX_HEADER_ROWS
-            and prev.table.columns == item.table.columns
-            and -1 <= item.top - prev.bottom <= _HEADER_GAP
-            # Same column boundaries, or frames that touch (a coloured header
-            # wider than its body).
-            and (
-                columns_match(prev.table.x_edges, item.table.x_edges) or item.top - prev.bottom <= 1
-            )
-        ):
-            prev.table = header_block_joined(prev.table, item.table)
-            prev.bottom = item.bottom
-            continue
-        out.append(item)
-    return out
 
 
 def _running_key(line: Line, page_height: float) -> tuple[str, str, int]:
@@ -195,7 +132,7 @@ def join_lines(
     "Tabellenein-" + "träge" is one hyphenated word: the hyphen goes, unless
     the document writes the pair with its hyphen elsewhere ("timer-based" in
     an office document, which breaks lines only at hyphens it has; see
-    pdf_hyphen). A hyphen before a capital is part of the word ("E-" + "Mail",
+    `hyphen`). A hyphen before a capital is part of the word ("E-" + "Mail",
     "Computer-Modern-" + "Schriftfamilien"), and before a digit ("KP-" + "100"):
     it stays, without a space, unless both parts are capitals the document writes
     joined elsewhere ("CONDI-" + "TIONAL"); so it does after one letter, capitals or digits

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .pdf_spans import Box
+from .spans import Box
 
 Words = list[dict[str, Any]]
 

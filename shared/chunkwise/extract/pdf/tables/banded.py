@@ -8,35 +8,34 @@ line, the label and each line of its description are separate rows. Here the
 rules decide the rows: the lines between two rules are one row when one of
 them holds a row label (the label's column), and a row per line otherwise (a
 group of one-line rows between two rules). Columns come from the gutters of
-the lines, as for whitespace-aligned tables (`pdf_aligned`).
+the lines, as for whitespace-aligned tables (`gutters`).
 
 Not tables: stacks of fewer than three bands (booktabs' top, mid and bottom
-rule alone: `pdf_aligned` reads those), listings, lists and contents.
+rule alone: `aligned` reads those), listings, lists and contents.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from .pdf_aligned import (
+from ..items import TableFragment
+from ..lines import Line
+from .frames import Rule
+from .gutters import (
     AlignedTable,
-    _cells,
-    _columns,
-    _crosses,
-    _is_contents,
-    _is_list,
-    _is_listing,
-    _join,
-    _rows,
+    crosses_gutter,
+    gutter_columns,
+    is_contents,
+    is_list,
+    is_listing,
+    join_cell_text,
+    line_cells,
+    table_rows,
 )
-from .pdf_lines import Line
-from .tables import TableFragment
 
 _MIN_BANDS = 3  # bands of lines between rules: a header and two rows at least
 _ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _SAME_EDGE = 3.0  # points: the rules of one table start and end together
-
-Rule = tuple[float, float, float]  # y, x0, x1
 
 
 def _rule_rows(rules: list[Rule]) -> list[Rule]:
@@ -81,12 +80,12 @@ def _bands(lines: list[Line], stack: list[Rule]) -> list[list[Line]]:
 
 def _band_rows(band: list[Line], columns: list[tuple[float, float]]) -> list[list[str]]:
     """One row when a single line of the band has a row label, else a row per line."""
-    per_line = [_cells(ln, columns, spread=False) for ln in band]
+    per_line = [line_cells(ln, columns, spread=False) for ln in band]
     if sum(1 for cells in per_line if cells[0]) > 1:
-        return _rows(band, columns)
+        return table_rows(band, columns)
     row = [""] * len(columns)
     for cells in per_line:
-        row = [_join(a, b) for a, b in zip(row, cells, strict=True)]
+        row = [join_cell_text(a, b) for a, b in zip(row, cells, strict=True)]
     return [row]
 
 
@@ -98,14 +97,14 @@ def _banded_table(lines: list[Line], stack: list[Rule], page: int) -> AlignedTab
         return None
     kept = [ln for band in bands for ln in band]
     multi = [ln for ln in kept if len(ln.segments) >= 2]
-    if len(multi) < 2 or _is_listing(kept):
+    if len(multi) < 2 or is_listing(kept):
         return None
-    columns = _columns(multi)
-    if len(columns) < 2 or any(_crosses(ln, columns) for band in bands[1:] for ln in band):
+    columns = gutter_columns(multi)
+    if len(columns) < 2 or any(crosses_gutter(ln, columns) for band in bands[1:] for ln in band):
         return None  # prose between two code boxes crosses the "gutter"
     header = _band_rows(bands[0], columns)
     body = [row for band in bands[1:] for row in _band_rows(band, columns)]
-    if len(header) != 1 or _is_contents(body) or _is_list(body):
+    if len(header) != 1 or is_contents(body) or is_list(body):
         return None
     frag = TableFragment(rows=[header[0], *body], page=page, header_rows=1)
     return AlignedTable(kept[0].top, kept[-1].bottom, frag, kept)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from statistics import median
 from typing import Any
 
-from .pdf_lines import (
+from .lines import (
     CELL_GAP_EM,
     WORD_GAP_EM,
     Glyph,
@@ -206,7 +206,7 @@ def _same_baseline(
     out as a line of its own, and then as a paragraph in the middle of a sentence.
     A row is joined to one of the `_JOIN_BACK` rows before it whose baseline (the
     median of its glyphs') is within 0.5 pt, as PDFium's reader makes that line.
-    `pdf_lines.join_baselines` cannot do this: it sees lines only after reading
+    `lines.join_baselines` cannot do this: it sees lines only after reading
     order and joins them only where both start at a table column, which an inline
     word or a footnote mark in running prose does not.
     """

@@ -4,7 +4,8 @@ Both page readers (pdfplumber and PDFium) produce `Line`s. Besides its text a
 line keeps its *segments*: the runs of glyphs separated by gaps wider than
 `CELL_GAP_EM` of the font size. A line of prose is one segment; a row of a
 whitespace-aligned table, or a line across a two-column page, is several.
-The column and table finders (`pdf_columns`, `pdf_aligned`) work on them.
+The column and table finders (`columns`, `tables.aligned`, `tables.banded`)
+work on them.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class Line:
     segments: list[Segment] = field(default_factory=list)
     seq: float = -1.0  # place in the page's reading order; -1 = not set (order by top)
     baseline: float = 0.0  # median glyph baseline; 0.0 = not known (PDFium, a column's part)
-    note: bool = False  # a margin note taken out of the text (`pdf_columns.margin_order`)
+    note: bool = False  # a margin note taken out of the text (`columns.margin_order`)
 
     @property
     def x1(self) -> float:
@@ -245,7 +246,7 @@ def join_baselines(lines: list[Line]) -> list[Line]:
     two columns on one baseline stays apart. And only where both pieces start
     where other rows of the page have a cell (the table's columns): an example
     set beside its source code (bibleref-german) stays two texts.
-    `pdf_rows._same_baseline` does not do this: it joins only pieces inline with
+    `rows._same_baseline` does not do this: it joins only pieces inline with
     their row (no wider apart than a segment gap), and the cells of a table row
     stand a column gap apart.
     """

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import combine_header_rows
+from chunkwise.extract.tables import combine_header_rows
 
 Box = tuple[float, float, float, float]
 _SLACK = 1.0  # points

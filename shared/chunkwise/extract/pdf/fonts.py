@@ -13,7 +13,7 @@ from typing import Any
 
 from pdfminer.pdftypes import resolve1
 
-from .pdf_lines import strip_subset
+from .lines import strip_subset
 
 _MIN_GLYPHS = 10  # widths listed: fewer tell nothing (a font subset of a few symbols)
 

@@ -3,13 +3,13 @@
 pdfplumber's line finder needs vertical rules or a frame; TeX's tabular,
 booktabs and longtable set most tables without either. Such a table is a run
 of lines that share vertical *gutters*: x ranges that no line's segments (see
-`pdf_lines`) cover, while at least three lines have text on both sides of
-them. The gutters split the run into columns; a line whose first column is
-empty, or that follows a cell ending in a hyphen or comma, continues the row
-above (cells of several lines). The header is what lies above the first full
-rule inside the table (booktabs' midrule), or the first row when it is set
-apart (bold, or followed by a wider gap); otherwise the table has no header
-row and its caption names it.
+`lines`) cover, while at least three lines have text on both sides of them.
+The gutters split the run into columns; a line whose first column is empty,
+or that follows a cell ending in a hyphen or comma, continues the row above
+(cells of several lines): `gutters`, which `banded` shares. The header is what
+lies above the first full rule inside the table (booktabs' midrule), or the
+first row when it is set apart (bold, or followed by a wider gap); otherwise
+the table has no header row and its caption names it.
 
 Not tables: code listings (nearly every segment in a typewriter font), prose (a
 line crossing a gutter ends the run; one table row alone is not a table),
@@ -20,18 +20,32 @@ first column of bullets or item numbers).
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
 from statistics import median
 
-from .pdf_lines import CELL_GAP_EM, WORD_GAP_EM, Line, Segment, is_bold_font, split_at
-from .tables import (
-    TableFragment,
+from chunkwise.extract.tables import (
     caption_breaks_off,
     combine_header_rows,
     is_caption,
     is_continuation_note,
+)
+
+from ..items import TableFragment
+from ..lines import WORD_GAP_EM, Line, Segment, is_bold_font, split_at
+from .gutters import (
+    START_SLACK,
+    AlignedTable,
+    column_of,
+    crosses_gutter,
+    gutter_columns,
+    has_ruled_text_head,
+    is_contents,
+    is_list,
+    is_listing,
+    line_cells,
+    rule_across,
+    table_rows,
 )
 
 _MIN_ROWS = 3  # lines with text in two or more columns
@@ -39,184 +53,19 @@ _MAX_LINE_GAP = 1.6  # a wider vertical gap (in line heights) ends a table
 _HEADING_SIZE = 1.15  # a bold line this much larger than a table's first line is a title
 _MIN_SHARE = 0.4  # of a run's lines have two or more segments
 _MAX_HEAD_LINES = 3  # header lines between a top rule and the cmidrules that close them
-# The coverage grid is whole points from floor(x0) to floor(x1): a gap between
-# two segments shows up to two points narrower than it is.
-_GRID_LOSS = 2.0
-_LISTING_SHARE = 0.8  # of the segments in a typewriter font: code, not a table
-_PAGE_NUMBER = re.compile(r"^[\divxlc]{1,5}$")
-_CONTINUES = ("-", ",")
-_WORD_SPACE = 0.3  # em: an interword space
 _PROSE_WIDTH = 0.6  # of a table's width: a first column this wide of ...
 _PROSE_CHARS = 40  # ... pieces this long on average is running text
-# em: a word's width is estimated from its share of the segment's characters,
-# which undercounts letters against the narrower spaces
-_FIT_SLACK = 0.5
 # A group title inside a table (longtable's summary: "Parameters", "Commands to
 # end table rows", each centred over a rule that opens its rows) sits this close
 # to the table's centre, as a share of its width; a table needs two to be grouped.
 _GROUP_CENTRE = 0.1
 _MIN_GROUPS = 2
 # A column start: at least this many segments of a run start there, within
-# _START_SLACK points. Where a column's cells come closer to the next column than
+# START_SLACK points. Where a column's cells come closer to the next column than
 # a cell gap (TeX tables with a small \tabcolsep: "WordInitial init", "TS1 n, it"),
 # a line's segment runs over the gutter; it is cut at the word starting there.
 _START_SEGMENTS = 3
 _START_SHARE = 0.3  # ... and at least this share of its rows of several segments
-_START_SLACK = 0.75
-_LINE_NUMBER = re.compile(r"^\d{1,5}\s*%?$")
-_LEADER = re.compile(r"(?:\. ?){4,}")
-# A first column of bullets or item numbers is a list, not a table (TeX and
-# reportlab set bullets as unmapped glyphs: "(cid:127)").
-_LIST_MARK = re.compile(
-    r"^(?:[\u2022\u25aa\u25cf\u25e6\u2023\u2043\u2219\u00b7*\u2013-]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(cid:\d+\))$"
-)
-
-
-@dataclass
-class AlignedTable:
-    top: float
-    bottom: float
-    fragment: TableFragment
-    lines: list[Line]
-    caption: Line | None = None  # a caption set in the margin beside the table's head
-    dropped: int = 0  # lines of the page the table took besides `lines` (the caption's)
-
-
-def _columns(rows: list[Line], starts: list[float] | None = None) -> list[tuple[float, float]]:
-    """(x0, x1) of each column: the x ranges between the gutters of `rows`. A gutter
-    narrower than a cell gap counts where it ends at one of the column `starts`."""
-    left = min(s.x0 for ln in rows for s in ln.segments)
-    right = max(s.x1 for ln in rows for s in ln.segments)
-    width = int(right - left) + 2
-    cover = [0] * width
-    for ln in rows:
-        for s in ln.segments:
-            for x in range(int(s.x0 - left), min(width, int(s.x1 - left) + 1)):
-                cover[x] += 1
-    em = median(ln.size for ln in rows) or 10.0
-    limit = len(rows) // 8  # a spanning row may cross a gutter
-    columns: list[tuple[float, float]] = []
-    start: float | None = None
-    gap_start: int | None = None
-    for x, n in enumerate([*cover, 0]):
-        if n > limit:
-            if start is None:
-                start = left + x
-            elif gap_start is not None and (
-                x - gap_start >= CELL_GAP_EM * em - _GRID_LOSS
-                or (_narrow_gutter(cover[gap_start:x]) and _starts_at(left + x, starts))
-            ):
-                columns.append((start, left + gap_start))
-                start = left + x
-            gap_start = None
-        elif gap_start is None:
-            gap_start = x
-    if start is not None:
-        columns.append((start, right))
-    return columns
-
-
-def _narrow_gutter(cover: list[int]) -> bool:
-    """A gutter narrower than a cell gap is free of every row (no spanning row)."""
-    return not any(cover)
-
-
-def _starts_at(x: float, starts: list[float] | None) -> bool:
-    return any(abs(x - s) <= 2 * _START_SLACK for s in starts or ())
-
-
-def _column_of(seg: Segment, columns: list[tuple[float, float]]) -> list[int]:
-    """Columns a segment covers (more than one: a cell spanning columns)."""
-    hit = [i for i, (x0, x1) in enumerate(columns) if seg.x0 < x1 and seg.x1 > x0]
-    if hit:
-        return hit
-    centre = (seg.x0 + seg.x1) / 2
-    return [min(range(len(columns)), key=lambda i: abs(centre - sum(columns[i]) / 2))]
-
-
-def _crosses(ln: Line, columns: list[tuple[float, float]]) -> bool:
-    return any(len(_column_of(s, columns)) > 1 for s in ln.segments)
-
-
-def _cells(ln: Line, columns: list[tuple[float, float]], spread: bool) -> list[str]:
-    cells = [""] * len(columns)
-    for seg in ln.segments:
-        cols = _column_of(seg, columns)
-        for c in cols if spread else cols[:1]:
-            cells[c] = f"{cells[c]} {seg.text}".strip()
-    return cells
-
-
-def _continues(cells: list[str], prev: list[str] | None) -> bool:
-    if prev is None:
-        return False
-    if not cells[0]:
-        filled = sum(1 for c in cells if c)
-        return filled == 1 or any(_broken_word(p) for p in prev)
-    return _open_end(prev[0]) or any(
-        _broken_word(p) and c for p, c in zip(prev[1:], cells[1:], strict=True)
-    )
-
-
-def _open_end(cell: str) -> bool:
-    """A first cell that goes on in the next line ("Seiten-", "foo,"): the mark after
-    a word. A cell that is only the mark (a glyph table's "," or "-" row), or a
-    command ending in it (l2kurz's "\\," for a thin space), is data."""
-    return cell.endswith(_CONTINUES) and len(cell) > 1 and cell[-2].isalnum()
-
-
-def _broken_word(cell: str) -> bool:
-    """A cell ending in a word hyphenated at the line end ("Tabellenein-"); a cell that
-    is a dash ("-", "--", a table of dashes) or ends in a bare one is data."""
-    return len(cell) > 1 and cell.endswith("-") and cell[-2].isalpha()
-
-
-def _join(a: str, b: str) -> str:
-    if not a:
-        return b
-    if not b:
-        return a
-    if a.endswith("-") and len(a) > 1 and a[-2].isalpha() and b[:1].islower():
-        return a[:-1] + b
-    return f"{a} {b}"
-
-
-def _rows(
-    lines: list[Line],
-    columns: list[tuple[float, float]],
-    rules: list[tuple[float, float, float]] | None = None,
-) -> list[list[str]]:
-    rows: list[list[str]] = []
-    for prev, ln in zip([None, *lines], lines, strict=False):
-        cells = _cells(ln, columns, spread=False)
-        if prev is not None and rules and _rule_across(prev, ln, ln.x0, ln.x1, rules):
-            rows.append(cells)  # a rule between two lines parts two rows ("ResetAll")
-        elif rows and (_continues(cells, rows[-1]) or _wraps_on(prev, ln, columns)):
-            rows[-1] = [_join(a, b) for a, b in zip(rows[-1], cells, strict=True)]
-        else:
-            rows.append(cells)
-    return rows
-
-
-def _wraps_on(prev: Line | None, ln: Line, columns: list[tuple[float, float]]) -> bool:
-    """`ln` holds the next lines of wrapped cells of `prev` (p{} columns of prose): its
-    row-label column is empty, and in every column it fills, the cell above has
-    several words and the first word of `ln` there would not have fitted after them
-    (the line was broken because the column was full). A row of one-word cells
-    under a row label ("family" / "series") is a row of its own."""
-    if prev is None or not ln.segments:
-        return False
-    for seg in ln.segments:
-        col = _column_of(seg, columns)[0]
-        above = [s for s in prev.segments if _column_of(s, columns)[0] == col]
-        if col == 0 or not above or len(above[-1].text.split()) < 2:
-            return False
-        first = seg.text.split()[0]
-        width = (seg.x1 - seg.x0) * len(first) / max(len(seg.text), 1)
-        room = columns[col][1] - above[-1].x1 - _WORD_SPACE * ln.size
-        if width < room - _FIT_SLACK * ln.size:
-            return False
-    return True
 
 
 def _header_lines(lines: list[Line], rules: list[tuple[float, float, float]]) -> int:
@@ -269,7 +118,7 @@ def _head_cells(
 ) -> list[str]:
     """Header cells of line k; a head over a cmidrule that spans several columns, not
     all ("Ersatz in LaTeX" over "lokal" and "global/Schalter"), names each of them."""
-    cells = _cells(lines[k], columns, spread=True)
+    cells = line_cells(lines[k], columns, spread=True)
     if k + 1 >= len(lines):
         return cells
     low, high = lines[k].bottom - 1, lines[k + 1].top + 1
@@ -311,40 +160,13 @@ def _rule_heights(
     return out
 
 
-def _is_listing(lines: list[Line], rules: list[tuple[float, float, float]] | None = None) -> bool:
-    """Code or program output: (nearly) every segment in a typewriter font, line numbers
-    aside (documented TeX sources number their code lines). A table of commands has a
-    column of descriptions in the text font, or column heads in it over a rule (a
-    table of option names, commands and values: all typewriter below the heads)."""
-    if _ruled_text_head(lines, rules or []):
-        return False
-    numbered = sum(1 for ln in lines if _LINE_NUMBER.match(ln.segments[0].text))
-    segments = [s for ln in lines for s in ln.segments if not _LINE_NUMBER.match(s.text)]
-    mono = sum(1 for s in segments if s.mono)
-    if 2 * numbered >= len(lines) and 2 * mono >= len(segments):
-        return True  # numbered code lines between lines of their commentary
-    return mono >= _LISTING_SHARE * len(segments)
-
-
-def _ruled_text_head(lines: list[Line], rules: list[tuple[float, float, float]]) -> bool:
-    """The first line is column heads: two or more segments, none in a typewriter font,
-    with a rule (whole or one piece per head) between it and the next line. Code has no
-    such heads."""
-    if len(lines) < 2 or len(lines[0].segments) < 2:
-        return False
-    head, below = lines[0], lines[1]
-    if any(s.mono for s in head.segments):
-        return False
-    return any(head.bottom - 1 <= y <= below.top + 1 for y, _x0, _x1 in rules)
-
-
 def _head_rule_edges(run: list[Line], rules: list[tuple[float, float, float]]) -> list[float]:
     """Where each column starts, when the run's heads stand over a rule of one piece per
     head (a rule under each column's head, none across the gutters): the pieces' left
     ends. A gutter inside a column (a cell's justified line, "american,    USenglish,")
     then splits nothing, and a cell running up to the next column's text without a
     gap ("Spanien, Frankreich, An-" "catalan") is cut there. Empty: no such rules."""
-    if not _ruled_text_head(run, rules):
+    if not has_ruled_text_head(run, rules):
         return []
     head, below = run[0], run[1]
     under = sorted((x0, x1) for y, x0, x1 in rules if head.bottom - 1 <= y <= below.top + 1)
@@ -364,7 +186,7 @@ def _head_rule_edges(run: list[Line], rules: list[tuple[float, float, float]]) -
 
 def _cut_at_edges(run: list[Line], edges: list[float]) -> list[Line]:
     """The run's lines (copied) with each segment cut at a glyph starting on a column's
-    edge (within _START_SLACK), gap or none."""
+    edge (within START_SLACK), gap or none."""
     out: list[Line] = []
     for ln in run:
         segments = [part for seg in ln.segments for part in _cut_on_edges(seg, edges, ln.size)]
@@ -375,7 +197,7 @@ def _cut_at_edges(run: list[Line], edges: list[float]) -> list[Line]:
 def _cut_on_edges(seg: Segment, edges: list[float], size: float) -> list[Segment]:
     for k in range(1, len(seg.glyphs)):
         glyph = seg.glyphs[k]
-        if glyph.text.strip() and any(abs(glyph.x0 - x) <= _START_SLACK for x in edges):
+        if glyph.text.strip() and any(abs(glyph.x0 - x) <= START_SLACK for x in edges):
             head, *tail = split_at(seg, k, size)
             head = replace(head, x1=min(head.x1, glyph.x0))  # a hyphen's box overlaps it
             return [head, *(p for t in tail for p in _cut_on_edges(t, edges, size))]
@@ -388,8 +210,8 @@ def _columns_at(run: list[Line], edges: list[float]) -> list[tuple[float, float]
     edge (a hyphen protruding into the gutter) does not reach over it."""
     left = min([ln.x0 for ln in run] + edges[:1])
     right = max(s.x1 for ln in run for s in ln.segments)
-    starts = [left, *(x + _START_SLACK for x in edges[1:])]
-    ends = [x - _START_SLACK for x in edges[1:]] + [max(right, edges[-1] + 1.0)]
+    starts = [left, *(x + START_SLACK for x in edges[1:])]
+    ends = [x - START_SLACK for x in edges[1:]] + [max(right, edges[-1] + 1.0)]
     return list(zip(starts, ends, strict=True))
 
 
@@ -398,28 +220,14 @@ def _margin_notes(lines: list[Line], columns: list[tuple[float, float]]) -> bool
     1998/12/01"), not a table: the first column is running prose (over 60 % of the
     width, its pieces 40 characters long on average) and the columns beside it hold
     text on at most half of the lines."""
-    first = [s for ln in lines for s in ln.segments if _column_of(s, columns)[0] == 0]
+    first = [s for ln in lines for s in ln.segments if column_of(s, columns)[0] == 0]
     if not first or len(columns) < 2:
         return False
     width = columns[-1][1] - columns[0][0]
     wide = columns[0][1] - columns[0][0] >= _PROSE_WIDTH * width
     prose = sum(len(s.text) for s in first) / len(first) >= _PROSE_CHARS
-    beside = sum(1 for ln in lines if any(_column_of(s, columns)[0] > 0 for s in ln.segments))
+    beside = sum(1 for ln in lines if any(column_of(s, columns)[0] > 0 for s in ln.segments))
     return wide and prose and 2 * beside <= len(lines)
-
-
-def _is_list(rows: list[list[str]]) -> bool:
-    marks = [r[0] for r in rows if r[0]]
-    return bool(marks) and all(_LIST_MARK.match(m) for m in marks)
-
-
-def _is_contents(rows: list[list[str]]) -> bool:
-    """A table of contents (or of tables): dot leaders, or a last column of page numbers."""
-    leaders = sum(1 for r in rows if any(_LEADER.search(c) for c in r))
-    if 2 * leaders >= len(rows):
-        return True
-    last = [r[-1] for r in rows if r[-1]]
-    return len(rows[0]) == 2 and bool(last) and all(_PAGE_NUMBER.match(c) for c in last)
 
 
 def _run_end(lines: list[Line], start: int) -> int:
@@ -449,15 +257,15 @@ def _table_in(
     # header or spanning line may do so in the first two lines.
     kept = [run[0]]
     for i, ln in enumerate(run[1:], start=1):
-        crosses = _crosses(ln, columns) and not _is_group_title(run, i, columns, rules)
+        crosses = crosses_gutter(ln, columns) and not _is_group_title(run, i, columns, rules)
         if (crosses and i > 1) or is_continuation_note(ln.text):
             break
         if i > 1 and _below_table(run[i - 1], ln, columns, rules):
             break
         kept.append(ln)
-    while kept and len(kept[-1].segments) < 2 and _crosses(kept[-1], columns):
+    while kept and len(kept[-1].segments) < 2 and crosses_gutter(kept[-1], columns):
         kept.pop()
-    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or _is_listing(kept, rules):
+    if sum(1 for ln in kept if len(ln.segments) >= 2) < _MIN_ROWS or is_listing(kept, rules):
         return None
     if _margin_notes(kept, columns):
         return None
@@ -470,8 +278,8 @@ def _table_in(
         rules = [r for r in rules if r[2] > columns[0][0] + 1]
     n_head = _header_lines(kept, rules)
     head = [_head_cells(kept, k, columns, rules) for k in range(n_head)]
-    body = _rows(kept[n_head:], columns, rules)
-    if not body or _is_contents(body) or _is_list(body):
+    body = table_rows(kept[n_head:], columns, rules)
+    if not body or is_contents(body) or is_list(body):
         return None
     header = combine_header_rows(head) if head else [""] * len(columns)
     frag = TableFragment(rows=[header, *body], page=page, header_rows=1 if head else 0)
@@ -515,7 +323,7 @@ def _notes_start(run: list[Line], rules: list[tuple[float, float, float]]) -> in
         ln, prev = run[i], run[i - 1]
         mark = ln.text.split(maxsplit=1)[0] if ln.text.strip() else ""
         smaller = ln.size < 0.95 * median(a.size for a in run[:i])
-        if smaller and 0 < len(mark) <= 2 and _rule_across(prev, ln, prev.x0, prev.x1, rules):
+        if smaller and 0 < len(mark) <= 2 and rule_across(prev, ln, prev.x0, prev.x1, rules):
             return i
     return len(run)
 
@@ -525,12 +333,12 @@ def _column_starts(run: list[Line]) -> list[float]:
     start, and a share of those rows (not at the rows' left edge)."""
     multi = [ln for ln in run if len(ln.segments) >= 2]
     left = min(ln.x0 for ln in multi) if multi else 0.0
-    starts = sorted(s.x0 for ln in multi for s in ln.segments if s.x0 > left + _START_SLACK)
+    starts = sorted(s.x0 for ln in multi for s in ln.segments if s.x0 > left + START_SLACK)
     need = max(_START_SEGMENTS, math.ceil(_START_SHARE * len(multi)))
     out: list[float] = []
     for i in range(len(starts) - need + 1):
         window = starts[i : i + need]
-        if window[-1] - window[0] <= _START_SLACK and not (out and window[0] - out[-1] <= 1.0):
+        if window[-1] - window[0] <= START_SLACK and not (out and window[0] - out[-1] <= 1.0):
             out.append(window[0])
     return out
 
@@ -552,7 +360,7 @@ def _cut_at_column_starts(run: list[Line], starts: list[float]) -> list[Line]:
         for i, seg in enumerate(ln.segments):
             # Only a cell that starts a row or a column is cut: a wider entry set
             # right or centred ("48 to 57" under "33") is one cell.
-            anchored = i == 0 or any(abs(seg.x0 - x) <= _START_SLACK for x in starts)
+            anchored = i == 0 or any(abs(seg.x0 - x) <= START_SLACK for x in starts)
             segments.extend(_cut_segment(seg, starts, ln.size) if anchored else [seg])
         out.append(replace(ln, segments=segments) if len(segments) != len(ln.segments) else ln)
     return out
@@ -562,7 +370,7 @@ def _cut_segment(seg: Segment, starts: list[float], size: float) -> list[Segment
     glyphs = seg.glyphs
     for k in range(1, len(glyphs)):
         gap = glyphs[k].x0 - glyphs[k - 1].x1
-        at_start = any(abs(glyphs[k].x0 - x) <= _START_SLACK for x in starts)
+        at_start = any(abs(glyphs[k].x0 - x) <= START_SLACK for x in starts)
         if at_start and gap > WORD_GAP_EM * size and glyphs[k].text.strip():
             head, *tail = split_at(seg, k, size)
             return [head, *(p for t in tail for p in _cut_segment(t, starts, size))]
@@ -585,18 +393,7 @@ def _is_group_title(
     centred = abs((seg.x0 + seg.x1) / 2 - (left + right) / 2) <= _GROUP_CENTRE * (right - left)
     if not centred or seg.x0 <= left + ln.size:
         return False
-    return _rule_across(ln, lines[k + 1], left, right, rules)
-
-
-def _rule_across(
-    above: Line, below: Line, left: float, right: float, rules: list[tuple[float, float, float]]
-) -> bool:
-    """A rule covering 80 % of [left, right] lies between the two lines."""
-    return any(
-        above.bottom - 1 <= y <= below.top + 1
-        and min(x1, right) - max(x0, left) >= 0.8 * (right - left)
-        for y, x0, x1 in rules
-    )
+    return rule_across(ln, lines[k + 1], left, right, rules)
 
 
 def _grouped_table(
@@ -605,11 +402,11 @@ def _grouped_table(
     """A table of row groups: each group's title goes into a first column of every row
     of its group, so that a row read alone (a retrieved fragment, the row index) still
     says which group it is in. Lines above the first title are the column heads."""
-    head = [_cells(ln, columns, spread=True) for ln in lines[: titles[0]]]
+    head = [line_cells(ln, columns, spread=True) for ln in lines[: titles[0]]]
     body: list[list[str]] = []
     for at, end in pairwise([*titles, len(lines)]):
-        rows = _rows(lines[at + 1 : end], columns)
-        if not rows or _is_contents(rows) or _is_list(rows):
+        rows = table_rows(lines[at + 1 : end], columns)
+        if not rows or is_contents(rows) or is_list(rows):
             return None
         body.extend([lines[at].text, *row] for row in rows)
     header = ["", *combine_header_rows(head)] if head else [""] * (len(columns) + 1)
@@ -630,16 +427,16 @@ def _prepared(
     # many lines (a column of field names beside one option): few lines then have
     # two segments. Rows in the text font keep the share (a section title and its
     # prose below two rows of a coloured table are no table).
-    typewriter = _ruled_text_head(run, rules) and _is_listing(run[1:])
+    typewriter = has_ruled_text_head(run, rules) and is_listing(run[1:])
     sparse = rows < _MIN_SHARE * len(run) and not typewriter
-    if rows < _MIN_ROWS or sparse or _is_listing(run, rules):
+    if rows < _MIN_ROWS or sparse or is_listing(run, rules):
         return None
     starts = _column_starts(run)
     cut = _cut_at_column_starts(run, starts)
     # The columns come from the rows that had several cells before the cut: a line of
     # prose cut at a chance column start would add its words to the gutters.
     multi = [c for c, ln in zip(cut, run, strict=True) if len(ln.segments) >= 2]
-    columns = _columns(multi, starts)
+    columns = gutter_columns(multi, starts)
     edges = _head_rule_edges(run, rules)
     # The rules under the heads give the columns, where the rows' gutters find at most
     # one more (a justified gap inside a cell); group heads over cmidrules that span
@@ -721,7 +518,7 @@ def _group_title_above(prev: Line, ln: Line, rules: list[tuple[float, float, flo
     if len(prev.segments) != 1 or is_caption(prev.text):
         return False
     centred = abs((prev.x0 + prev.x1) / 2 - (ln.x0 + ln.x1) / 2) <= _GROUP_CENTRE * (ln.x1 - ln.x0)
-    return centred and _rule_across(prev, ln, ln.x0, ln.x1, rules)
+    return centred and rule_across(prev, ln, ln.x0, ln.x1, rules)
 
 
 def _header_candidate(lines: list[Line], i: int, rules: list[tuple[float, float, float]]) -> bool:

@@ -1,38 +1,106 @@
 """Ruled tables on a pdfplumber page: rules, frames and shading -> table cells.
 
-Which strokes and filled boxes bound a table (`outer_borders`, `horizontal_rules`,
-`table_settings` for pdfplumber's table finder), the finder's cells turned into
-rows of cell text (`table_cells`: wrapped lines, rows sharing one frame, shaded
-rows without inner rules), a framed title row taken off (`without_title`), row
-labels left of the rules (`with_row_labels`), header cells spread over the
-columns they head and words grouped by band (`by_band`).
+`find_ruled_tables` is the strategy: the strokes and filled boxes that bound a
+table (`frames`: `outer_borders`, `table_settings`) go to pdfplumber's table
+finder; its cells become rows of cell text (`table_cells`: each word in the
+cell where it starts, wrapped lines, rows sharing one frame, shaded rows
+without inner rules, columns the rules leave out (`subcolumns`), entries of one
+cell (`entries`), merged cells (`spans`)); a framed title row is taken off
+(`without_title`), row labels left of the rules join as a first column
+(`with_row_labels`, `labels`), header cells spread over the columns they head,
+and a header block in a frame of its own is joined to the body below it
+(`join_header_blocks`). The words put into cells leave the page's text.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from itertools import combinations, pairwise
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
-from .pdf_blocks import MAX_HEADER_ROWS, join_lines
-from .pdf_decor import underline_keys
-from .pdf_entries import entry_rows
-from .pdf_labels import row_labels
-from .pdf_lines import WORD_GAP_EM
-from .pdf_rows import BAND
-from .pdf_spans import header_rows, split_aligned_spans
-from .pdf_subcolumns import split_unruled
-from .tables import is_caption
+from chunkwise.extract.tables import combine_header_rows
+
+from ..blocks import join_lines
+from ..items import Item, TableFragment
+from ..lines import WORD_GAP_EM
+from ..rows import BAND
+from .entries import entry_rows
+from .frames import outer_borders, table_settings
+from .labels import row_labels
+from .spans import header_rows, merged_table, split_aligned_spans
+from .stitch import columns_match
+from .subcolumns import split_unruled
 
 _CELL_INDENT = 8.0  # points: a cell's text starts this close to its column's left edge
 _SLIVER = 8.0  # points: a table column this narrow with no text is a gap between panels
-_MIN_RULE = 20.0  # points: shorter horizontal strokes are underlines or glyph parts
-_RULE_WIDTH = 2.0  # points: a filled box wider than this is shading, not a rule
-_ROW_REACH = 60.0  # points: the farthest two rules of one table can be apart
 _CELL_PADDING = 14.0  # points: TeX's \tabcolsep on both sides of a cell's text
 _WORD_SPACE = 0.3  # em: an interword space
-_MIN_CAPTION_GAP = 20.0  # points between two rules with a caption line between them
+MAX_HEADER_ROWS = 4  # a framed block of more rows above a table is a table itself
+_HEADER_GAP = 12.0  # points between a header block and its body
+
+
+@dataclass
+class RuledTables:
+    """A page's ruled tables, and the page without the words put into their cells."""
+
+    tables: list[Item]
+    text_page: Any  # the pdfplumber page the reader reads the text lines from
+
+
+def find_ruled_tables(page: Any) -> RuledTables:
+    """The ruled tables of a pdfplumber page that is ready for reading (hidden
+    content left out, symbols and accents restored, rules drawn as images added)."""
+    borders = outer_borders(page)
+    found = page.find_tables(table_settings(borders) if borders else None)
+    page_words = page.extract_words(x_tolerance_ratio=WORD_GAP_EM) if found else []
+    items: list[Item] = []
+    cells: list[list[Box]] = []
+    for table in found:
+        used: list[Box] = []
+        item = _table_item(page, page_words, table, used)
+        if item is not None:
+            items.append(item)
+            cells.append(used)
+    text_page = _without_words(page, cells) if items else page
+    return RuledTables(join_header_blocks(items), text_page)
+
+
+def _table_item(page: Any, page_words: Words, table: Any, used: list[Box]) -> Item | None:
+    """One table pdfplumber found, as an item (None: no table); its cells' words go to `used`."""
+    extracted, grid = without_title(*table_cells(page_words, table, used), used)
+    extracted, grid, edges = with_row_labels(page_words, extracted, grid, used, table)
+    if extracted:
+        extracted[0] = spread_header(extracted[0])
+    rows = merged_table(grid, [[cell_text(c) for c in row] for row in extracted])
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    if not rows or max(sum(1 for c in r if c.strip()) for r in rows) < 2:
+        # A one-column frame is a shaded code box or a note, not a table:
+        # its text stays with the page's lines. Slivers of no text beside it
+        # (a code box's fill inside its rules) add no column.
+        return None
+    _x0, top, _x1, bottom = (float(v) for v in table.bbox)
+    top = max(top, min(b[1] for b in grid[0] if b is not None))  # below a title
+    frag = TableFragment(rows=rows, page=int(page.page_number), x_edges=edges)
+    return Item(kind="table", top=top, bottom=bottom, table=frag)
+
+
+def _without_words(page: Any, cells: list[list[Box]]) -> Any:
+    """The page without the characters of the words put into cells."""
+    taken = by_band([box for used in cells for box in used])
+
+    def keep(obj: dict[str, Any]) -> bool:
+        # Only the words put into cells leave the prose: text inside a table's
+        # box but in no cell (a line between two stacked frames) stays. A word
+        # that runs on past the table's box leaves whole (debian-reference-de
+        # p94: "...revision_architektur.deb" in its cell, "ektur.deb" in the prose).
+        if obj.get("object_type") != "char":
+            return True
+        band = int((float(obj["top"]) + float(obj["bottom"])) / 2) // BAND
+        return not inside(obj, taken.get(band, []))
+
+    return page.filter(keep)
 
 
 def inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
@@ -47,154 +115,6 @@ def _x_edges(table: Any) -> list[float]:
         xs.add(round(float(cell[0]), 0))
         xs.add(round(float(cell[2]), 0))
     return sorted(xs)
-
-
-def _rule_groups(page: Any) -> list[tuple[float, float, float, float]]:
-    """(left, top, right, bottom) of each stack of horizontal rules on a page.
-
-    A table's first rule spans it; the following rules within its width and
-    less than _ROW_REACH apart belong to the same table (row separators, or
-    only the mid and bottom rules of booktabs). A wider rule starts anew: a
-    code box's frame next to a table is not part of it.
-    """
-    rules = sorted((y, x0, x1) for y, x0, x1 in horizontal_rules(page))
-    groups: list[list[float]] = []
-    closed: list[list[float]] = []  # tables that ended at their caption
-    for top, x0, x1 in rules:
-        # The narrowest open table that holds the rule, even if another rule
-        # (a page footer's, a box's) came between.
-        open_groups = [
-            g
-            for g in groups
-            if top - g[3] <= _ROW_REACH and _same_table(g, x0, x1) and not _in(g, closed)
-        ]
-        # The next segment of a row rule broken at the column rules (it starts where
-        # the last rule of a table ended, on its line) stays in that table, not in a
-        # slightly narrower box above it. Groups: x0, top, x1, bottom, last rule's x1.
-        same_row = [g for g in open_groups if abs(g[3] - top) <= 0.5 and abs(g[4] - x0) <= 2]
-        owner = min(same_row or open_groups, key=lambda g: g[2] - g[0], default=None)
-        if owner is not None and _caption_between(page, owner, top):
-            closed.append(owner)  # the table above ends at its caption; this rule starts the next
-            owner = None
-        if owner is not None:
-            owner[3], owner[4] = top, x1
-        else:
-            groups.append([x0, top, x1, top, x1])
-    return [(g[0], g[1], g[2], g[3]) for g in groups if g[3] > g[1]]
-
-
-def _in(group: list[float], groups: list[list[float]]) -> bool:
-    return any(g is group for g in groups)
-
-
-def _caption_between(page: Any, group: list[float], top: float) -> bool:
-    """A caption line ("Tabelle 1.18: ...") between the group's last rule and `top`:
-    two tables, one below the other's caption (debian-reference p56), not one."""
-    if top - group[3] < _MIN_CAPTION_GAP:
-        return False  # rows between rules: no room for a caption line and its space
-    px0, ptop, px1, pbottom = (float(v) for v in page.bbox)
-    box = (max(group[0], px0), max(group[3] + 0.5, ptop), min(group[2], px1), min(top, pbottom))
-    if box[2] <= box[0] or box[3] <= box[1]:
-        return False
-    text = page.within_bbox(box).extract_text(x_tolerance_ratio=WORD_GAP_EM)
-    return any(is_caption(line) for line in str(text).split("\n"))
-
-
-def _same_table(group: list[float], x0: float, x1: float) -> bool:
-    """A rule within the group's width: a segment of it, or one as wide (not a nested frame)."""
-    left, right = group[0], group[2]
-    if x0 < left - 2 or x1 > right + 2:
-        return False
-    spans = x1 - x0 >= 0.9 * (right - left)
-    return not spans or (abs(x0 - left) <= 3 and abs(x1 - right) <= 3)
-
-
-def outer_borders(page: Any) -> list[dict[str, Any]]:
-    """Vertical lines at both ends of every stack of horizontal rules.
-
-    TeX and DocBook tables are often drawn without outer borders (rules
-    between the columns only, or none at all): pdfplumber's line finder then
-    drops the first and last column. Closing each stack of rules at its ends
-    restores them; a framed table just gets its borders twice.
-    """
-    lines: list[dict[str, Any]] = []
-    shading = _shading_sides(page)
-    verticals = [
-        e for e in page.edges if e.get("orientation") == "v" and _side_key(e) not in shading
-    ]
-    for left, top, right, bottom in _rule_groups(page):
-        for x in (left, right):
-            if _framed(verticals, x, top, bottom):
-                continue
-            lines.append(
-                {
-                    "object_type": "line",
-                    "x0": x,
-                    "x1": x,
-                    "top": top,
-                    "bottom": bottom,
-                    "width": 0.0,
-                    "height": bottom - top,
-                }
-            )
-    return lines
-
-
-def _side_key(obj: dict[str, Any], x: str = "x0") -> tuple[float, float, float]:
-    return (round(float(obj[x]), 1), round(float(obj["top"]), 1), round(float(obj["bottom"]), 1))
-
-
-def _shading_sides(page: Any) -> set[tuple[float, float, float]]:
-    """(x, top, bottom) of the sides of filled, unstroked boxes wider than a rule.
-
-    Such a box is a shaded row or cell (colortbl's \\rowcolors), not a frame:
-    its sides must not count as a drawn border (`_framed`), or a stack of
-    rules with shaded rows at its ends gets no outer borders and falls apart
-    into one table per shaded row. A rule drawn as a thin filled box stays one."""
-    sides: set[tuple[float, float, float]] = set()
-    for rect in page.rects:
-        if rect.get("fill") and not rect.get("stroke") and float(rect["width"]) > _RULE_WIDTH:
-            sides.add(_side_key(rect, "x0"))
-            sides.add(_side_key(rect, "x1"))
-    return sides
-
-
-def table_settings(borders: list[dict[str, Any]]) -> dict[str, Any]:
-    """pdfplumber settings with the added outer borders.
-
-    pdfplumber snaps vertical lines each less than 3 pt from the next to their
-    mean, whatever their heights and wherever on the page: a note box's border
-    2.7 pt right of the table below it and a listing's frame 2.6 pt further
-    (dblatex) moved the table's right border off its rules' ends, and its last
-    column was lost (debian-reference-en p136). Where borders of different
-    stacks stand that close, lines are snapped only within 1 pt."""
-    settings: dict[str, Any] = {"explicit_vertical_lines": borders}
-    if any(_near_apart(a, b) for a, b in combinations(borders, 2)):
-        settings["snap_x_tolerance"] = 1.0
-    return settings
-
-
-def _near_apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Two vertical lines 1 to 3 pt apart that do not overlap in height."""
-    close = 1.0 < abs(float(a["x0"]) - float(b["x0"])) <= 3.0
-    return close and (a["bottom"] < b["top"] or b["bottom"] < a["top"])
-
-
-def _framed(verticals: list[dict[str, Any]], x: float, top: float, bottom: float) -> bool:
-    """Drawn vertical borders at x meet the stack's first and its last rule: the frame is
-    there.
-
-    Adding one anyway would join framed tables stacked closer than _ROW_REACH
-    (office documents: a heading between two framed tables, whose borders
-    leave only the gap between them open) into one. A stack whose first or last
-    rows have no border (colortbl's multi-column rows) still gets its border."""
-    at_x = [
-        (float(e["top"]), float(e["bottom"])) for e in verticals if abs(float(e["x0"]) - x) <= 2
-    ]
-    # A border meets the rule from below or above (the rule is a framed table's bottom).
-    opens = any(a - 2 <= top <= b + 2 for a, b in at_x)
-    closes = any(a - 2 <= bottom <= b + 2 for a, b in at_x)
-    return opens and closes
 
 
 def table_cells(
@@ -483,7 +403,7 @@ def with_row_labels(
     table: Any,
 ) -> tuple[list[list[str | None]], list[list[Box | None]], list[float]]:
     """The table with the row labels set beside its frame as its first column
-    (`pdf_labels`; their words leave `used`), and its column edges."""
+    (`labels`; their words leave `used`), and its column edges."""
     edges = _x_edges(table)
     labelled = row_labels(page_words, grid, header_rows(grid)) if texts else None
     if labelled is None or len(labelled[0]) != len(texts):
@@ -499,15 +419,48 @@ def with_row_labels(
     return texts, grid, [left, *edges] if edges else edges
 
 
-def horizontal_rules(page: Any) -> list[tuple[float, float, float]]:
-    """(y, x0, x1) of the page's horizontal rules (booktabs' top, mid and bottom rules);
-    underlines (links in office documents) are text decoration, not rules."""
-    rules = [
-        e
-        for e in page.edges
-        if e.get("orientation") == "h" and float(e["x1"]) - float(e["x0"]) >= _MIN_RULE
-    ]
-    decoration = underline_keys(page.chars, rules) if rules else set()
-    return [
-        (float(e["top"]), float(e["x0"]), float(e["x1"])) for e in rules if id(e) not in decoration
-    ]
+def join_header_blocks(items: list[Item]) -> list[Item]:
+    """A table whose header rows are a frame of their own directly above its body is one table.
+
+    colortbl's and longtable's examples set the header rows in their own
+    coloured or ruled block: found alone, the body's first data row would
+    become the header and the real header a table without data.
+    """
+    out: list[Item] = []
+    for item in sorted(items, key=lambda it: it.top):
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.table is not None
+            and item.table is not None
+            and len(prev.table.rows) <= MAX_HEADER_ROWS
+            and prev.table.columns == item.table.columns
+            and -1 <= item.top - prev.bottom <= _HEADER_GAP
+            # Same column boundaries, or frames that touch (a coloured header
+            # wider than its body).
+            and (
+                columns_match(prev.table.x_edges, item.table.x_edges) or item.top - prev.bottom <= 1
+            )
+        ):
+            prev.table = header_block_joined(prev.table, item.table)
+            prev.bottom = item.bottom
+            continue
+        out.append(item)
+    return out
+
+
+def header_block_joined(header: TableFragment, body: TableFragment) -> TableFragment:
+    """A block of header rows drawn as its own frame, joined to the body below it.
+
+    The header rows become the one header line as DOCX/HTML header rows do
+    (`combine_header_rows`: "die ersten beiden Spalten / p-type"); the body's
+    rows are data.
+    """
+    width = max(header.columns, body.columns)
+    rows = [row + [""] * (width - len(row)) for row in header.rows]
+    return TableFragment(
+        rows=[combine_header_rows(rows), *body.rows],
+        page=body.page,
+        x_edges=list(body.x_edges),
+        caption=header.caption or body.caption,
+    )

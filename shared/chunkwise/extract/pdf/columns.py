@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from statistics import median
 
-from .pdf_lines import Glyph, Line, Segment, line_from_segments, split_at
+from .lines import Glyph, Line, Segment, line_from_segments, split_at
 
 _SEARCH = (0.25, 0.75)  # share of the page width where a gutter may sit
 _MIN_GUTTER = 6.0  # points

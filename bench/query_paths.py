@@ -5,7 +5,7 @@
 Ingests the evaluation corpus (bench/eval/corpus.json, chunkwise configuration) into a
 throwaway generation on the local node, registers the cluster's query model (ML Commons
 connector to the loopback embedding endpoint, which must be running:
-`python -m chunkwise.cli.embed_endpoint up`) and sends every question of
+`python -m chunkwise.localstack.embed_endpoint up`) and sends every question of
 bench/eval/questions.jsonl both ways:
 
 - client: chunkwise embeds the query and sends the vector (hybrid, server-side RRF)
@@ -38,11 +38,11 @@ from typing import Any
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
 from chunkwise.adapters.opensearch.query_model import delete_query_models
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli import embed_endpoint
 from chunkwise.embedding.embed import default_embedder
 from chunkwise.evaluation.evaluate import load_config, load_corpus, load_questions
 from chunkwise.evaluation.run import _EmbeddingCache, extract_corpus, ingest
 from chunkwise.index.bodies import template_name
+from chunkwise.localstack import embed_endpoint
 from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     url = embed_endpoint.endpoint_url()
     if embed_endpoint.probe(url) is None:
-        print(f"no embedding endpoint at {url}: python -m chunkwise.cli.embed_endpoint up")
+        print(f"no embedding endpoint at {url}: python -m chunkwise.localstack.embed_endpoint up")
         return 1
     client = connect(args.url)
     emb = default_embedder()

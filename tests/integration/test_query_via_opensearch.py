@@ -22,9 +22,9 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_model, generation_query_model
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli import embed_endpoint
 from chunkwise.embedding.embed import MiniLMEmbedder
 from chunkwise.index.bodies import ObjectVersion, make_doc_id
+from chunkwise.localstack import embed_endpoint
 from chunkwise.search.hybrid import Hit
 from chunkwise.settings import Settings
 from chunkwise.wiring import setup_local_query_model
@@ -191,7 +191,7 @@ def endpoint_url(embedder: MiniLMEmbedder) -> str:
     if info is None:
         pytest.fail(
             f"no embedding endpoint at {url}: start it with "
-            "`python -m chunkwise.cli.embed_endpoint up`"
+            "`python -m chunkwise.localstack.embed_endpoint up`"
             " (scripts/with-services.sh and `chunkwise local up` do)",
             pytrace=False,
         )

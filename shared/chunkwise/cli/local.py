@@ -168,6 +168,11 @@ def _local_reset() -> int:
         f"reset: bucket s3://{cfg.bucket}, queues {cfg.queue} and {cfg.dlq}, index prefix "
         f"{cfg.index_prefix} (generations, template, query models) and the state file"
         + (" (except the above)" if failures else "")
+        + (
+            f"; still running: {', '.join(cfg.started)} (`chunkwise local down`)"
+            if cfg.started
+            else ""
+        )
     )
     return 1 if failures else 0
 

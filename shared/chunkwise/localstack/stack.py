@@ -124,10 +124,14 @@ def delete_resources(cfg: StackConfig, client: Client) -> list[str]:
 
 
 def stack_reset(cfg: StackConfig, client: Client) -> list[str]:
-    """`chunkwise local reset`: `delete_resources`, then the state file (the services
-    keep running). Returns what could not be removed."""
+    """`chunkwise local reset`: `delete_resources`, then the state file, but for the
+    services `up` started (they keep running; `down` still stops them). Returns what
+    could not be removed."""
     failures = delete_resources(cfg, client)
-    state_path().unlink(missing_ok=True)
+    if cfg.started:
+        save_state(StackConfig(started=cfg.started))
+    else:
+        state_path().unlink(missing_ok=True)
     return failures
 
 

@@ -29,7 +29,7 @@ from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
 from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect
-from chunkwise.index.bodies import IndexNames, make_doc_id
+from chunkwise.index.bodies import IndexNames, make_doc_id, template_name
 from chunkwise.ingest.revisions import (
     CANDIDATE_STATES,
     Candidate,
@@ -250,8 +250,10 @@ def make_rig(opensearch_url: str, tag: str) -> Rig:
 
 
 def drop(rig: Rig) -> None:
+    """The rig's generations and its index template (nothing of it is left behind)."""
     for g in rig.direct.generations():
         rig.direct.drop(g, force=True)
+    rig.direct.client.indices.delete_index_template(name=template_name(rig.direct.names))
 
 
 def settled(rig: Rig, timeout: float = 10.0) -> bool:

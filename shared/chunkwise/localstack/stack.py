@@ -151,6 +151,8 @@ def throwaway_stack(label: str, **knobs: Any) -> Iterator[StackConfig]:
         try:
             yield cfg
         finally:
-            client = opensearch_client(load_settings(OpenSearchSettings))
-            for failure in delete_resources(cfg, client):
+            # the stack's own URL: the block may have pointed OPENSEARCH_URL elsewhere
+            # (the fault suite puts a proxy in front of the node)
+            settings = load_settings(OpenSearchSettings, opensearch_url=cfg.opensearch_url)
+            for failure in delete_resources(cfg, opensearch_client(settings)):
                 say(f"cleanup of {cfg.bucket}: {failure}")

@@ -41,7 +41,8 @@ def _live_set(settings: Settings, client: Client, bucket: str) -> OpenSearchLive
 
 
 def index_found(settings: Settings, client: Client, bucket: str) -> IndexFound:
-    """This prefix's generations and how many live documents of whose bucket they hold."""
+    """This prefix's generations, the live one, and how many live documents it holds
+    of this stack's bucket and of other buckets."""
     from chunkwise.wiring import opensearch_index
 
     ix = opensearch_index(settings, client=client)

@@ -5,7 +5,7 @@
 Ingests the evaluation corpus (bench/eval/corpus.json, chunkwise configuration) into a
 throwaway generation on the local node, registers the cluster's query model (ML Commons
 connector to the loopback embedding endpoint, which must be running:
-`python -m chunkwise.cli.embed_endpoint up`) and sends every question of
+`python -m chunkwise.localstack.embed_endpoint up`) and sends every question of
 bench/eval/questions.jsonl both ways:
 
 - client: chunkwise embeds the query and sends the vector (hybrid, server-side RRF)
@@ -39,10 +39,10 @@ from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_models
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli import embed_endpoint
 from chunkwise.evaluation.evaluate import load_config, load_corpus, load_questions
 from chunkwise.evaluation.run import _EmbeddingCache, extract_corpus, ingest
 from chunkwise.index.names import template_name
+from chunkwise.localstack import embed_endpoint
 from chunkwise.models.local import default_embedder
 from chunkwise.search.hybrid import (
     Hit,
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     url = embed_endpoint.endpoint_url()
     if embed_endpoint.probe(url) is None:
-        print(f"no embedding endpoint at {url}: python -m chunkwise.cli.embed_endpoint up")
+        print(f"no embedding endpoint at {url}: python -m chunkwise.localstack.embed_endpoint up")
         return 1
     client = connect(args.url)
     emb = default_embedder()

@@ -26,8 +26,11 @@ import os
 import platform
 import statistics
 import time
-import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chunkwise.localstack.config import StackConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -64,33 +67,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "upload_latency.md")
     args = ap.parse_args(argv)
 
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    from chunkwise.localstack.stack import throwaway_stack
+
+    # the library's throwaway stack: names of its own, removed afterwards
+    with throwaway_stack("bench", visibility_timeout=120) as cfg:
+        return measure(args, cfg)
+
+
+def measure(args: argparse.Namespace, cfg: StackConfig) -> int:
     import boto3
 
     from chunkwise.adapters.opensearch.client import connect
-    from chunkwise.cli.local import (
-        DEFAULT_ENDPOINT,
-        DEFAULT_OPENSEARCH,
-        Runner,
-        StackConfig,
-        delete_resources,
-        stack_up,
-    )
     from chunkwise.index.names import IndexNames, make_doc_id
+    from chunkwise.localstack.emulator import Runner
 
-    tag = uuid.uuid4().hex[:6]
-    cfg = StackConfig(
-        bucket=f"bench-{tag}",
-        queue=f"bench-{tag}-ingest",
-        dlq=f"bench-{tag}-dlq",
-        index_prefix=f"bench-{tag}",
-        visibility_timeout=120,
-        endpoint=os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT),
-        opensearch_url=os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH),
-    )
-    stack_up(cfg, start=False)
     s3 = boto3.client("s3", endpoint_url=cfg.endpoint, region_name=cfg.region)
     client = connect(cfg.opensearch_url)
     read_alias = IndexNames(cfg.index_prefix).read_alias
@@ -171,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         f"(load average {load[0]:.1f} / {load[1]:.1f} at the end), "
         f"Python {platform.python_version()}",
         f"- S3/SQS: {emulator}; OpenSearch {os_version} (single local node)",
-        "- ingest: the Lambda handler in-process (`chunkwise.cli.local.Runner`, one worker, "
-        "batch up to 10, 1 s long poll); embedder all-MiniLM-L6-v2 on CPU (numpy, 1 BLAS thread)",
+        "- ingest: the Lambda handler in-process (`chunkwise.localstack.emulator.Runner`, one "
+        "worker, batch up to 10, 1 s long poll); embedder all-MiniLM-L6-v2 on CPU (numpy, 1 BLAS "
+        "thread)",
         "- latency: from just before PutObject until a count on the read alias finds the revision",
         "",
         "| run | n | p50 | p95 | max | mean |",
@@ -198,8 +189,6 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
-    for failure in delete_resources(cfg, client):
-        print(f"cleanup: {failure}")
     return 0
 
 

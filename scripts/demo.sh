@@ -2,14 +2,22 @@
 # `make demo`: the whole pipeline on the local stack, end to end, with cited answers.
 #
 #  1. starts the local stack (OpenSearch + LocalStack, bucket/queue/DLQ/index) via
-#     `chunkwise local up` (OPENSEARCH_URL / AWS_ENDPOINT_URL: use those instead)
-#  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown)
+#     `chunkwise local up` (OPENSEARCH_URL / AWS_ENDPOINT_URL: use those instead), with
+#     names of its own (bucket, queues and index prefix chunkwise-demo*), so that it never
+#     touches the stack of a plain `chunkwise local up`
+#  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown); documents
+#     an earlier run left in the bucket (CHUNKWISE_DEMO_KEEP=1) are deleted first
 #  3. runs the local runner (the ingest Lambda's own handler) until they are searchable
 #  4. asks a few questions and prints cited answers, and asks one with curl straight
 #     to OpenSearch (the cluster embeds the question: ML Commons + loopback endpoint)
 #  5. uploads a revised document: only the new revision is returned
 #  6. deletes a document: it is gone from the results
 #  7. stops what it started (CHUNKWISE_DEMO_KEEP=1 leaves the stack running to explore)
+#
+# Repeatable: every answer is checked to come from a revision THIS run uploaded (a hit
+# from an earlier run, a superseded revision or a deleted document fails the demo, exit 1
+# with the reason), whatever earlier runs left; `chunkwise local up` has already brought
+# the index in line with the bucket (samdocs/local-stack.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
@@ -30,7 +38,7 @@ stop_stack() {
 trap stop_stack EXIT
 
 echo "== 1/6 local stack"
-$BIN/chunkwise local up --index-prefix "${CHUNKWISE_DEMO_INDEX:-chunks}" \
+$BIN/chunkwise local up --index-prefix "${CHUNKWISE_DEMO_INDEX:-chunkwise-demo}" \
   --bucket "${CHUNKWISE_DEMO_BUCKET:-chunkwise-demo}" \
   --queue chunkwise-demo-ingest --dlq chunkwise-demo-dlq \
   --visibility-timeout 30 --max-receive-count 3
@@ -48,7 +56,9 @@ from chunkwise.wiring.embedders import embedder_for
 from chunkwise.index.names import make_doc_id
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
-from chunkwise.cli.local import Runner, apply_env, load_state
+from chunkwise.localstack.config import apply_env, load_state
+from chunkwise.localstack.emulator import Runner
+from chunkwise.localstack.resources import bucket_keys
 from chunkwise.search.hybrid import SearchFilters
 from chunkwise.adapters.opensearch.search import Searcher
 
@@ -102,9 +112,27 @@ def wait_live(want: dict[str, str], timeout: float = 300.0) -> None:
         sys.exit(f"demo: not searchable within {timeout}s: {sorted(set(want) - done)}")
 
 
+revs: dict[str, str] = {}  # key -> the revision THIS run uploaded (current)
+
+
+def this_run() -> SearchFilters:
+    """Only the documents this run uploaded and has not deleted."""
+    return SearchFilters(doc_ids=tuple(make_doc_id(cfg.bucket, key) for key in revs))
+
+
+def check_this_run(question: str, hits: list) -> None:
+    """Every hit must be the current revision of a document this run uploaded."""
+    for h in hits:
+        if revs.get(h.citation.key) != h.revision:
+            sys.exit(
+                f"demo: a hit for {question!r} is {h.citation.key} @ {h.revision}, not a "
+                "document this run uploaded (left by an earlier run, superseded or deleted)"
+            )
+
+
 def ask(question: str, k: int = 3, filters: SearchFilters | None = None) -> list:
     out(f"\n   Q: {question}")
-    hits = searcher.search(question, k, filters)
+    hits = searcher.search(question, k, filters or this_run())
     if not hits:
         out("      (no results)")
     for i, h in enumerate(hits, 1):
@@ -118,11 +146,15 @@ def ask(question: str, k: int = 3, filters: SearchFilters | None = None) -> list
         if c.heading_path:
             out(f"      § {' > '.join(c.heading_path)}")
         out(f"      \"{body}\"")
+    check_this_run(question, hits)
     return hits
 
 
 out("\n== 2/6 upload sample documents")
-revs = {}
+left = [k for k in bucket_keys(cfg) if k not in {key(n) for n in DOCS}]
+for k in left:  # an earlier run's (CHUNKWISE_DEMO_KEEP=1): this run starts without them
+    s3.delete_object(Bucket=cfg.bucket, Key=k)
+    out(f"   deleted s3://{cfg.bucket}/{k} (left by an earlier run)")
 for name, src in DOCS.items():
     k = key(name)
     revs[k] = s3.put_object(Bucket=cfg.bucket, Key=k, Body=(DATA / src).read_bytes())["VersionId"]
@@ -130,6 +162,8 @@ for name, src in DOCS.items():
 
 out("\n== 3/6 runner: queue -> ingest handler -> OpenSearch")
 wait_live(revs)
+if left and not runner.run(until=lambda: not any(live(k) for k in left), max_seconds=120):
+    sys.exit(f"demo: an earlier run's documents are still searchable: {left}")
 
 out("\n== 4/6 questions with cited answers")
 for question, evidence in (
@@ -163,6 +197,8 @@ if cfg.query_model_id:
     ).stdout
     for i, hit in enumerate(json.loads(raw)["hits"]["hits"], 1):
         src = hit["_source"]
+        if revs.get(src["source_key"]) != src["revision"]:
+            sys.exit(f"demo: curl returned {src['source_key']} @ {src['revision']}, not this run's")
         body_text = " ".join(src["body"].split())[:160]
         out(f"   {i}. {src['source_key']} @ {src['revision']}, p.{src.get('page_start')}, "
             f"[{src['start']}, {src['end']})  score {hit['_score']:.4f}")
@@ -175,27 +211,41 @@ else:
 out("\n== 5/6 revised document: only the new revision is returned")
 manual = key("en/X17 pump manual.md")
 v1 = s3.put_object(Bucket=cfg.bucket, Key=manual, Body=(DATA / "manual_en.md").read_bytes())["VersionId"]
+revs[manual] = v1
 wait_live({manual: v1})
 ask("How often must the inlet filter be checked?", 2, SearchFilters(doc_ids=(make_doc_id(cfg.bucket, manual),)))
 revised = (DATA / "manual_en.md").read_text(encoding="utf-8").replace(
     "every 500 operating hours", "every 250 operating hours (revised interval)"
 )
 v2 = s3.put_object(Bucket=cfg.bucket, Key=manual, Body=revised.encode("utf-8"))["VersionId"]
+revs[manual] = v2  # from now on, a hit of v1 fails the demo
 out(f"   uploaded revision {v2} of {manual}")
 wait_live({manual: v2})
 hits = ask("How often must the inlet filter be checked?", 3, SearchFilters(doc_ids=(make_doc_id(cfg.bucket, manual),)))
 revisions = {h.revision for h in hits}
 out(f"   revisions in the results: {sorted(revisions)} (old {v1} {'ABSENT' if v1 not in revisions else 'PRESENT!'})")
+if not hits or "every 250 operating hours" not in " ".join(hits[0].citation.body.split()):
+    sys.exit("demo: the first hit of the revised manual does not hold 'every 250 operating hours'")
 
 out("\n== 6/6 delete a document")
 gone = key("de/Preise 2026.html")
 s3.delete_object(Bucket=cfg.bucket, Key=gone)
 out(f"   deleted s3://{cfg.bucket}/{gone}")
 t0 = time.monotonic()
-runner.run(until=lambda: not live(gone), max_seconds=120)
+if not runner.run(until=lambda: not live(gone), max_seconds=120):
+    sys.exit(f"demo: {gone} still searchable 120 s after its delete")
 out(f"   retired after {time.monotonic() - t0:.1f}s")
-hits = ask("Preis pro Nutzer im Team-Tarif", 5)
-out(f"   results from the deleted document: {sum(h.citation.key == gone for h in hits)}")
+deleted_revision = revs.pop(gone)
+# asked over the whole read alias: the deleted document must be gone from it
+hits = searcher.search("Preis pro Nutzer im Team-Tarif", 5, None)
+out(f"\n   Q: Preis pro Nutzer im Team-Tarif (all documents)")
+for i, h in enumerate(hits, 1):
+    out(f"   {i}. {h.citation.key} @ {h.revision}")
+from_deleted = sum(h.citation.key == gone for h in hits)
+out(f"   results from the deleted document: {from_deleted}")
+if from_deleted:
+    sys.exit(f"demo: the deleted {gone} @ {deleted_revision} is still returned")
+check_this_run("Preis pro Nutzer im Team-Tarif", hits)
 
 s = runner.stats
 out(f"\nrunner: {s.batches} batches, {s.received} messages, {s.succeeded} ok, {s.failed} failed")

@@ -89,7 +89,7 @@ not_shipped = [
     os.path.join(k, "chunkwise", part)
     for k, v in res.items()
     if v["Type"] == "AWS::Serverless::Function"
-    for part in ("cli", "evaluation")
+    for part in ("cli", "evaluation", "localstack")
     if os.path.exists(os.path.join(build, k, "chunkwise", part))
 ]
 if not_shipped:

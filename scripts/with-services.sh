@@ -12,7 +12,7 @@ stop_all() {
     case "$svc" in
       opensearch) env -u OPENSEARCH_URL bash tools/opensearch/opensearch.sh down || true ;;
       localstack) env -u AWS_ENDPOINT_URL bash scripts/localstack.sh down || true ;;
-      embed-endpoint) .venv/bin/python -m chunkwise.cli.embed_endpoint down || true ;;
+      embed-endpoint) .venv/bin/python -m chunkwise.localstack.embed_endpoint down || true ;;
     esac
   done
 }
@@ -40,11 +40,11 @@ elif [[ -z "${AWS_ENDPOINT_URL:-}" ]]; then
 fi
 # The loopback embedding endpoint the local node's ML Commons connector calls (the
 # cluster embeds `neural` queries with chunkwise's local model).
-if .venv/bin/python -m chunkwise.cli.embed_endpoint status >/dev/null 2>&1; then
+if .venv/bin/python -m chunkwise.localstack.embed_endpoint status >/dev/null 2>&1; then
   echo "with-services: embedding endpoint already running; using it and leaving it running" >&2
 else
   echo "with-services: starting the embedding endpoint" >&2
-  .venv/bin/python -m chunkwise.cli.embed_endpoint up >/dev/null || { echo "with-services: embedding endpoint failed to start" >&2; exit 1; }
+  .venv/bin/python -m chunkwise.localstack.embed_endpoint up >/dev/null || { echo "with-services: embedding endpoint failed to start" >&2; exit 1; }
   started+=(embed-endpoint)
 fi
 

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     event = json.loads(args.event.read_text(encoding="utf-8"))
     t0 = time.monotonic()
-    from chunkwise.cli.local import load_function
+    from chunkwise.localstack.emulator import load_function
 
     handler = load_function("ingest")
     response = handler.lambda_handler(event, Context(args.memory_mb, args.timeout_s))

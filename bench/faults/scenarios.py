@@ -26,7 +26,9 @@ from typing import Any
 
 from bench.faults.poison import DATA, docx_bomb, long_markdown, wall_html
 from bench.faults.readonly_proxy import ReadOnlyProxy
-from chunkwise.cli.local import LocalContext, StackConfig, delete_resources, stack_up
+from chunkwise.localstack.config import StackConfig
+from chunkwise.localstack.emulator import LocalContext
+from chunkwise.localstack.stack import throwaway_stack as library_throwaway_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,28 +55,10 @@ def row(scenario: str, check: str, expected: object, measured: object, ok: bool)
 @contextmanager
 def throwaway_stack(tag: str, opensearch_url: str, endpoint: str) -> Iterator[StackConfig]:
     """A bucket, queue, DLQ and index prefix of their own; removed afterwards."""
-    saved = dict(os.environ)
-    suffix = uuid.uuid4().hex[:6]
-    cfg = StackConfig(
-        bucket=f"faults-{tag}-{suffix}",
-        queue=f"faults-{tag}-{suffix}",
-        dlq=f"faults-{tag}-{suffix}-dlq",
-        index_prefix=f"faults-{tag}-{suffix}",
-        endpoint=endpoint,
-        opensearch_url=opensearch_url,
-    )
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-    os.environ["POWERTOOLS_LOG_LEVEL"] = "WARNING"
-    stack_up(cfg, start=False)
-    try:
+    with library_throwaway_stack(
+        f"faults-{tag}", endpoint=endpoint, opensearch_url=opensearch_url
+    ) as cfg:
         yield cfg
-    finally:
-        from chunkwise.adapters.opensearch.client import connect
-
-        delete_resources(cfg, connect(opensearch_url))
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 def fresh_function(name: str, **env: str) -> ModuleType:

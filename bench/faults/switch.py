@@ -32,7 +32,7 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.retries import RetryPolicy
 from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.index.heads import CANDIDATE_STATES
-from chunkwise.index.names import IndexNames, make_doc_id
+from chunkwise.index.names import IndexNames, make_doc_id, template_name
 from chunkwise.index.reading import Candidate, read_current
 from chunkwise.ingest.revisions import Loaded, Phase, RevisionSwitch, Version
 from chunkwise.schema import Chunk
@@ -246,8 +246,10 @@ def make_rig(opensearch_url: str, tag: str) -> Rig:
 
 
 def drop(rig: Rig) -> None:
+    """The rig's generations and its index template (nothing of it is left behind)."""
     for g in rig.direct.generations():
         rig.direct.drop(g, force=True)
+    rig.direct.client.indices.delete_index_template(name=template_name(rig.direct.names))
 
 
 def settled(rig: Rig, timeout: float = 10.0) -> bool:

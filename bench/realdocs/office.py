@@ -1,6 +1,6 @@
 """PDFs as an office suite writes them: pinned HTML sources saved as PDF by LibreOffice Writer.
 
-    python -m bench.realdocs.office    (fetch.main runs it too)
+    python -m bench.realdocs.fetch     (its main calls `build` after the fetch)
 
 Most PDFs users upload are "Save as PDF" from LibreOffice or Word, a tool chain
 of its own (cell borders drawn as rectangles, bullets as glyphs, headings only
@@ -275,18 +275,3 @@ def build(root: Path, outdir: Path) -> int:
             print(f"[realdocs] office PDF {source.name} not made: {exc}", file=sys.stderr)
             failed += 1
     return failed
-
-
-def main() -> int:
-    from bench.realdocs import fetch
-
-    root = fetch.fetch()
-    failed = build(root, fetch.WORK / "office")
-    print(
-        f"[realdocs] {len(SOURCES) - failed} of {len(SOURCES)} office PDFs in {fetch.WORK}/office"
-    )
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from bench.scale.load import load_now
 from chunkwise import chunk_text
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
@@ -63,8 +64,6 @@ def one_run(
     """``spec`` None: the generation's own settings; else under `backfilling(spec)`.
     Either way the run ends like a backfill (refresh, force merge to one segment), so
     that both figures include the graph work the merges owe."""
-    from bench.scale.phases import load_now
-
     emb = bench.embedder
     index = OpenSearchIndex(bench.client, bench.settings.names).create_generation(
         f"bulk{mode}", dimension=emb.dimension, embedder_name=emb.name
@@ -114,8 +113,6 @@ def preload_phase(bench: Bench, n_chunks: int) -> dict[str, Any]:
     """Chunks written straight into the live generation under the backfill settings
     (a bulk load, not the revision protocol): the size the query phase runs at, when
     the ingest phase is shortened (``--preload``)."""
-    from bench.scale.phases import load_now
-
     chunks = make_chunks(bench, n_chunks, PRELOAD_DOC, "preload")
     vectors = [bench.embedder.vector(c.text) for c in chunks]
     (index,) = bench.client.indices.get_alias(name=bench.settings.names.write_alias)

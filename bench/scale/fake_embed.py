@@ -108,7 +108,7 @@ def install(calls: Any = None, sleep_per_call: float = SLEEP_PER_CALL) -> None:
     ``calls`` (a shared ``multiprocessing.Value("i")``) counts the embed calls of all
     workers, so the harness knows how much of the wall time the fake slept."""
     global _CALLS
-    from chunkwise.cli.local import load_function
+    from chunkwise.localstack.emulator import load_function
     from chunkwise.wiring import build_pipeline
 
     _CALLS = calls

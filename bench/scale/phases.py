@@ -6,13 +6,13 @@ import argparse
 import multiprocessing
 import threading
 import time
-import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bench.scale.corpus import Document, Generator
 from bench.scale.fake_embed import FixedCostEmbedder, install
+from bench.scale.load import IDLE_S, load_now
 from bench.scale.queries import (
     KINDS,
     Latencies,
@@ -22,47 +22,24 @@ from bench.scale.queries import (
 )
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli.local import (
-    RunStats,
-    StackConfig,
-    delete_resources,
-    queue_depths,
-    run_workers,
-    stack_up,
-)
 from chunkwise.index.names import make_doc_id
+from chunkwise.localstack.config import StackConfig
+from chunkwise.localstack.emulator import RunStats, run_workers
+from chunkwise.localstack.resources import queue_depths
+from chunkwise.localstack.stack import delete_resources, stack_up
 from chunkwise.search.hybrid import PIPELINE_RRF, SearchFilters
 
 UPLOAD_THREADS = 8
-IDLE_S = 4.0  # a worker stops after this long without a message
-
-
-def load_now() -> float:
-    import os
-
-    return round(os.getloadavg()[0], 2)
 
 
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
-        import os
-
         import boto3
 
         self.args = args
         self.gen = Generator(args.seed)
-        tag = uuid.uuid4().hex[:6]
-        self.cfg = StackConfig(
-            bucket=f"scale-{tag}",
-            queue=f"scale-{tag}-ingest",
-            dlq=f"scale-{tag}-dlq",
-            index_prefix=f"scale-{tag}",
-            visibility_timeout=600,
-            endpoint=os.environ.get("AWS_ENDPOINT_URL")
-            or f"http://127.0.0.1:{os.environ.get('LOCALSTACK_PORT', '4566')}",
-            opensearch_url=os.environ.get("OPENSEARCH_URL")
-            or f"http://127.0.0.1:{os.environ.get('OPENSEARCH_PORT', '9200')}",
-        )
+        # on the running services (the environment's, else this checkout's ports)
+        self.cfg = StackConfig.throwaway("scale", visibility_timeout=600)
         stack_up(self.cfg, start=False)
         from chunkwise.settings import load_settings
 
@@ -114,14 +91,18 @@ class Bench:
         )
 
     # ------------------------------------------------------------------ phases
-    def run(self, phases: list[str]) -> dict[str, Any]:
+    def run(
+        self, phases: list[str], more: Mapping[str, Callable[[Bench], dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Run the phases in order: this class's ``phase_<name>`` methods and ``more``
+        (the phases of their own modules, bench.scale.bulk and .swap, given by run.py)."""
         out: dict[str, Any] = {"config": self.describe()}
         for name in phases:
             key = name if name not in out else f"{name}_after_swap"
             waited = self.wait_for_quiet()
             print(f"scale: phase {key} (load {load_now()}, waited {waited} s)", flush=True)
             t0 = time.perf_counter()
-            out[key] = getattr(self, f"phase_{name}")()
+            out[key] = more[name](self) if name in more else getattr(self, f"phase_{name}")()
             out[key + "_seconds"] = round(time.perf_counter() - t0)
             print(f"scale: {key}: {out[key]}", flush=True)
         return out
@@ -197,16 +178,6 @@ class Bench:
             "load_after": load_now(),
         }
 
-    def phase_bulk(self) -> dict[str, Any]:
-        from bench.scale.bulk import bulk_phase
-
-        return bulk_phase(self, self.args.bulk_chunks)
-
-    def phase_preload(self) -> dict[str, Any]:
-        from bench.scale.bulk import preload_phase
-
-        return preload_phase(self, self.args.preload)
-
     def phase_queries(self) -> dict[str, Any]:
         """Latency at the current size while revisions arrive at --ingest-rate."""
         queries = sample_queries(
@@ -261,11 +232,6 @@ class Bench:
             "took_ms": {k: percentiles(lat.took_ms[k]) for k in KINDS},
             "client_ms": {k: percentiles(v) for k, v in lat.client_ms.items()},
         }
-
-    def phase_swap(self) -> dict[str, Any]:
-        from bench.scale.swap import swap_phase
-
-        return swap_phase(self)
 
     def current_markers(self) -> dict[str, tuple[str, str]]:
         from bench.scale.corpus import marker_for

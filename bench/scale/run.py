@@ -61,10 +61,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def load_now() -> float:
-    return round(os.getloadavg()[0], 2)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     for var, value in (
@@ -73,12 +69,19 @@ def main(argv: list[str] | None = None) -> int:
         ("POWERTOOLS_TRACE_DISABLED", "true"),
     ):
         os.environ.setdefault(var, value)
+    from bench.scale.bulk import bulk_phase, preload_phase
     from bench.scale.phases import Bench
+    from bench.scale.swap import swap_phase
 
     bench = Bench(args)
+    more = {
+        "bulk": lambda b: bulk_phase(b, args.bulk_chunks),
+        "preload": lambda b: preload_phase(b, args.preload),
+        "swap": swap_phase,
+    }
     report: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     try:
-        report.update(bench.run(args.phases.split(",")))
+        report.update(bench.run(args.phases.split(","), more))
     finally:
         for failure in bench.cleanup():
             print(f"cleanup: {failure}")

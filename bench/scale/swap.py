@@ -7,6 +7,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from bench.scale.load import IDLE_S, load_now
 from bench.scale.queries import SwapProbe, measure, sample_queries
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
 from chunkwise.search.hybrid import PIPELINE_RRF
@@ -20,8 +21,6 @@ AFTER_SWAP_S = 10.0
 
 
 def swap_phase(bench: Bench) -> dict[str, Any]:
-    from bench.scale.phases import IDLE_S, load_now
-
     swapped = threading.Event()
     probe = SwapProbe(
         bench.client,

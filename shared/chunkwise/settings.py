@@ -21,7 +21,8 @@ local stack points the process (and its children) at the services through
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
@@ -221,3 +222,15 @@ def export_env(values: Mapping[str, str], *, only_unset: bool = False) -> None:
 def child_env(extra: Mapping[str, str]) -> dict[str, str]:
     """This process's environment plus ``extra``, for a child process."""
     return {**os.environ, **extra}
+
+
+@contextmanager
+def preserved_environment() -> Iterator[None]:
+    """The process environment as it was before the block (a throwaway local stack
+    points the process at itself for its lifetime only)."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

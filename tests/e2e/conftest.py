@@ -7,8 +7,9 @@ when a service does not answer: a silently skipped end-to-end suite would hide a
 broken setup.
 
 Each test module creates its own bucket, queue, DLQ and index prefix (unique
-names), with a short visibility timeout and maxReceiveCount 2 so that redrive to
-the DLQ happens within seconds, and removes them again afterwards.
+names, `chunkwise.localstack.stack.throwaway_stack`, the way every test and benchmark
+assembles a local stack), with a short visibility timeout and maxReceiveCount 2 so
+that redrive to the DLQ happens within seconds, and removes them again afterwards.
 """
 
 from __future__ import annotations
@@ -16,21 +17,15 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from chunkwise.cli.local import (
-    DEFAULT_ENDPOINT,
-    DEFAULT_OPENSEARCH,
-    Runner,
-    StackConfig,
-    delete_resources,
-    stack_up,
-)
+from chunkwise.localstack.config import StackConfig, service_urls
+from chunkwise.localstack.emulator import Runner
+from chunkwise.localstack.stack import throwaway_stack
 
 VISIBILITY_TIMEOUT = 2
 MAX_RECEIVE_COUNT = 2
@@ -52,8 +47,8 @@ def _os_client() -> Any:
 def _require_services() -> tuple[str, str]:
     """(S3/SQS endpoint, OpenSearch URL). CHUNKWISE_E2E_TARGET=aws: real AWS, no endpoint."""
     on_aws = os.environ.get("CHUNKWISE_E2E_TARGET") == "aws"
-    endpoint = "aws" if on_aws else os.environ.get("AWS_ENDPOINT_URL", DEFAULT_ENDPOINT).rstrip("/")
-    os_url = os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH).rstrip("/")
+    local_endpoint, os_url = (url.rstrip("/") for url in service_urls())
+    endpoint = "aws" if on_aws else local_endpoint
     os.environ.setdefault("OPENSEARCH_URL", os_url)
     try:
         health = _os_client().cluster.health()
@@ -122,40 +117,26 @@ class Stack:
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     endpoint, os_url = _require_services()
-    saved = dict(os.environ)
-    tag = uuid.uuid4().hex[:8]
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-    os.environ["POWERTOOLS_LOG_LEVEL"] = "WARNING"
-    cfg = StackConfig(
-        bucket=f"e2e-{tag}",
-        queue=f"e2e-{tag}-ingest",
-        dlq=f"e2e-{tag}-dlq",
-        index_prefix=f"e2e-{tag}",
+    region = os.environ.get("AWS_REGION", "us-east-1") if endpoint == "aws" else "us-east-1"
+    with throwaway_stack(
+        "e2e",
         visibility_timeout=VISIBILITY_TIMEOUT,
         max_receive_count=MAX_RECEIVE_COUNT,
         endpoint=endpoint,
         opensearch_url=os_url,
-        region=os.environ.get("AWS_REGION", "us-east-1") if endpoint == "aws" else "us-east-1",
-    )
-    stack_up(cfg, start=False)
-    runner = Runner(cfg, wait_seconds=1)
-    import boto3
+        region=region,
+    ) as cfg:
+        import boto3
 
-    s3 = boto3.client("s3", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
-    sqs = boto3.client("sqs", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
-    try:
-        _get(endpoint + "/_localstack/health")
-        is_localstack = True
-    except Exception:
-        is_localstack = False
-    try:
+        runner = Runner(cfg, wait_seconds=1)
+        s3 = boto3.client("s3", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
+        sqs = boto3.client("sqs", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
+        try:
+            _get(endpoint + "/_localstack/health")
+            is_localstack = True
+        except Exception:
+            is_localstack = False
         yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack or endpoint == "aws")
-    finally:
-        for failure in delete_resources(cfg, _os_client()):
-            print(f"e2e cleanup ({failure})")
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 @pytest.fixture(scope="module")

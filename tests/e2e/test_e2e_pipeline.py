@@ -1,7 +1,7 @@
 """Events -> runner -> ingest handler -> OpenSearch, against the real local stack.
 
 Objects are put through the emulator's S3 API; the bucket notification puts real
-messages on the real SQS queue; `chunkwise.cli.local.Runner` receives them and calls
+messages on the real SQS queue; `chunkwise.localstack.emulator.Runner` receives them and calls
 functions/ingest/app.py exactly as the Lambda event source mapping would; the
 assertions read real OpenSearch results.
 """

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chunkwise.cli.local import run_workers
 from chunkwise.index.names import make_doc_id
+from chunkwise.localstack.emulator import run_workers
 
 pytestmark = pytest.mark.e2e
 

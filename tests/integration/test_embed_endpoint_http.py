@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chunkwise.cli.embed_endpoint import RunningEndpoint, probe, start_in_thread
+from chunkwise.localstack.embed_endpoint import RunningEndpoint, probe, start_in_thread
 
 pytestmark = pytest.mark.integration
 

@@ -22,9 +22,9 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_model, generation_query_model
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli import embed_endpoint
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
+from chunkwise.localstack import embed_endpoint
 from chunkwise.models.minilm import MiniLMEmbedder
 from chunkwise.search.hybrid import Hit
 from chunkwise.settings import Settings
@@ -192,7 +192,7 @@ def endpoint_url(embedder: MiniLMEmbedder) -> str:
     if info is None:
         pytest.fail(
             f"no embedding endpoint at {url}: start it with "
-            "`python -m chunkwise.cli.embed_endpoint up`"
+            "`python -m chunkwise.localstack.embed_endpoint up`"
             " (scripts/with-services.sh and `chunkwise local up` do)",
             pytrace=False,
         )

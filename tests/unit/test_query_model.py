@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from chunkwise.cli.embed_endpoint import BadRequest, embed_response, parse_embed_request
 from chunkwise.embedding.embed import query_prefix
 from chunkwise.errors import ConfigError
+from chunkwise.localstack.embed_endpoint import BadRequest, embed_response, parse_embed_request
 from chunkwise.search.hybrid import SearchFilters, hybrid_query, hybrid_text_query, neural_query
 from chunkwise.search.query_model import (
     COHERE_MULTI_V3,

@@ -46,7 +46,11 @@ NODE_NAME="chunkwise-local"
 # addresses for connectors, run remote models on this data node (there is no ML node),
 # and switch off models run inside the JVM (their ONNX runtime is not assembled). The
 # memory circuit breakers would refuse to deploy on a busy 1 GB heap; a remote model
-# holds no weights in the heap, so they are off here too.
+# holds no weights in the heap, so they are off here too. The node does not redeploy
+# models by itself after a restart: `chunkwise local up` deploys the query model,
+# waiting for ML Commons' master key; the node's own redeploy raced it, failed on the
+# master key ("Fetching master key timed out") and left the model half-held, so that
+# every later deploy was refused ("Duplicate deploy model task").
 ML_LOCAL_SETTINGS=(
     '-Eplugins.ml_commons.trusted_connector_endpoints_regex=^http://127\.0\.0\.1:[0-9]+/.*$'
     "-Eplugins.ml_commons.connector.private_ip_enabled=true"
@@ -54,6 +58,7 @@ ML_LOCAL_SETTINGS=(
     "-Eplugins.ml_commons.local_model.enabled=false"
     "-Eplugins.ml_commons.native_memory_threshold=100"
     "-Eplugins.ml_commons.jvm_heap_memory_threshold=100"
+    "-Eplugins.ml_commons.model_auto_redeploy.enable=false"
 )
 
 say() { printf 'opensearch: %s\n' "$*" >&2; }

@@ -75,7 +75,7 @@ def main_backfill(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
-    from chunkwise.cli.local import use_stack_env
+    from chunkwise.localstack.config import use_stack_env
     from chunkwise.settings import BackfillSettings, load_settings
     from chunkwise.wiring import opensearch_client, opensearch_index
 
@@ -115,7 +115,9 @@ def main_backfill(argv: Sequence[str]) -> int:
 
 def _drain(args: argparse.Namespace, settings: BackfillSettings) -> dict[str, Any]:
     """Run local workers until the queue is idle, or wait until others drained it."""
-    from chunkwise.cli.local import StackConfig, load_state, run_workers, wait_until_drained
+    from chunkwise.localstack.config import StackConfig, load_state
+    from chunkwise.localstack.emulator import run_workers
+    from chunkwise.localstack.resources import wait_until_drained
 
     cfg = load_state()
     if args.workers > 0:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Never, TextIO
 
 from chunkwise import progress
-from chunkwise.errors import ChunkwiseError
+from chunkwise.errors import ChunkwiseError, InputError
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -196,10 +196,11 @@ def _terminal_size(stream: TextIO) -> tuple[int, int]:
         return 80, 24
 
 
-def repo_root() -> Path:
-    """The checkout this package runs from (shared/chunkwise/cli/common.py -> repo),
-    where the local stack keeps its state (.local/) and finds its scripts."""
-    from chunkwise.settings import local_stack_env
-
-    env = local_stack_env().chunkwise_repo
-    return env if env else Path(__file__).resolve().parents[3]
+def read_input(name: str) -> bytes:
+    """The bytes of a file named on the command line ('-' is standard input)."""
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {name}: {exc.strerror or exc}") from exc

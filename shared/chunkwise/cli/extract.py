@@ -25,6 +25,7 @@ from chunkwise.cli.common import (
     add_progress_flag,
     parse_args,
     parser,
+    read_input,
     showing_progress,
     warn,
 )
@@ -69,7 +70,6 @@ def main_extract(argv: Sequence[str]) -> int:
     except ValueError as exc:
         print(f"chunkwise extract: invalid limit: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from chunkwise.cli.main import read_input
     from chunkwise.extract import extract
 
     name = None if args.file == "-" else args.file

@@ -1,8 +1,10 @@
 """`chunkwise` command line: chunk, extract, index, search, eval, the local stack.
 
-Each subcommand imports its stage lazily, so `chunkwise chunk` never loads
-OpenSearch or AWS clients. Shared conventions (stdout for results, stderr for
-the rest, exit codes, progress) live in `chunkwise.cli.common`.
+Every command is registered here, statically (`COMMANDS`): its module is imported
+when the command runs, by a plain import statement, so `chunkwise chunk` never
+loads OpenSearch or AWS clients and every import stays visible to the architecture
+test. Shared conventions (stdout for results, stderr for the rest, exit codes,
+progress, reading an input) live in `chunkwise.cli.common`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from importlib import import_module, metadata
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +32,7 @@ from chunkwise.cli.common import (
     exit_code_for,
     parse_args,
     parser,
+    read_input,
     showing_progress,
     warn,
 )
@@ -39,38 +43,6 @@ if TYPE_CHECKING:
     from chunkwise.extract import Extraction
 
 __all__ = ["main", "main_chunk", "model_facts", "parse_args"]
-
-# Subcommands owned by other stages: name -> (module, function taking argv, summary).
-_DELEGATED: dict[str, tuple[str, str, str]] = {
-    "extract": (
-        "chunkwise.cli.extract",
-        "main_extract",
-        "print a document's canonical text (what chunk offsets refer to) or its report",
-    ),
-    "search": ("chunkwise.cli.index", "main_search", "hybrid BM25 + k-NN search, with citations"),
-    "index": (
-        "chunkwise.cli.index",
-        "main_index",
-        "create, swap, drop, sweep or list index generations",
-    ),
-    "eval": (
-        "chunkwise.cli.evaluate",
-        "main_eval",
-        "retrieval evaluation of chunker configurations on a labelled corpus",
-    ),
-    "local": ("chunkwise.cli.local", "main_local", "the local stack: up, down, status, env, run"),
-    "ingest": ("chunkwise.cli.local", "main_ingest", "ingest S3 keys now, without the queue"),
-    "backfill": (
-        "chunkwise.cli.backfill",
-        "main_backfill",
-        "bulk index settings around a backfill (drain the queue), restored however it ends",
-    ),
-    "reconcile": (
-        "chunkwise.cli.local",
-        "main_reconcile",
-        "sweep bucket vs index; re-chunk into a new generation; finish (verify + swap)",
-    ),
-}
 
 LANG_HELP = """\
 languages: every chunk has a `lang`. "en" and "de" get their own sentence rules
@@ -233,16 +205,6 @@ def chunker_config(args: argparse.Namespace) -> ChunkerConfig:
     return ChunkerConfig.build(**values)
 
 
-def read_input(name: str) -> bytes:
-    """The bytes of a file named on the command line ('-' is standard input)."""
-    if name == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(name).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
-
-
 def extract_input(name: str) -> Extraction:
     """Extract a named input as the pipeline does; its warnings go to stderr.
 
@@ -326,13 +288,90 @@ def main_chunk(argv: Sequence[str]) -> int:
     return rc
 
 
+# --------------------------------------------------------------------------- commands
+# The commands of other stages: each imports its module when it runs.
+
+
+def _extract(argv: Sequence[str]) -> int:
+    from chunkwise.cli.extract import main_extract
+
+    return main_extract(argv)
+
+
+def _search(argv: Sequence[str]) -> int:
+    from chunkwise.cli.index import main_search
+
+    return main_search(list(argv))
+
+
+def _index(argv: Sequence[str]) -> int:
+    from chunkwise.cli.index import main_index
+
+    return main_index(list(argv))
+
+
+def _eval(argv: Sequence[str]) -> int:
+    from chunkwise.cli.evaluate import main_eval
+
+    return main_eval(argv)
+
+
+def _local(argv: Sequence[str]) -> int:
+    from chunkwise.cli.local import main_local
+
+    return main_local(argv)
+
+
+def _ingest(argv: Sequence[str]) -> int:
+    from chunkwise.cli.reconcile import main_ingest
+
+    return main_ingest(argv)
+
+
+def _backfill(argv: Sequence[str]) -> int:
+    from chunkwise.cli.backfill import main_backfill
+
+    return main_backfill(argv)
+
+
+def _reconcile(argv: Sequence[str]) -> int:
+    from chunkwise.cli.reconcile import main_reconcile
+
+    return main_reconcile(argv)
+
+
+@dataclass(frozen=True)
+class Command:
+    run: Callable[[Sequence[str]], int]
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "chunk": Command(main_chunk, "extract and chunk documents; JSONL on stdout"),
+    "extract": Command(
+        _extract, "print a document's canonical text (what chunk offsets refer to) or its report"
+    ),
+    "search": Command(_search, "hybrid BM25 + k-NN search, with citations"),
+    "index": Command(_index, "create, swap, drop, sweep or list index generations"),
+    "eval": Command(_eval, "retrieval evaluation of chunker configurations on a labelled corpus"),
+    "local": Command(_local, "the local stack: up, down, status, env, run, reset"),
+    "ingest": Command(_ingest, "ingest S3 keys now, without the queue"),
+    "backfill": Command(
+        _backfill,
+        "bulk index settings around a backfill (drain the queue), restored however it ends",
+    ),
+    "reconcile": Command(
+        _reconcile, "sweep bucket vs index; re-chunk into a new generation; finish (verify + swap)"
+    ),
+}
+
+
 # --------------------------------------------------------------------------- main
 
 
 def _main_help() -> str:
-    width = max(len(n) for n in ["chunk", *_DELEGATED])
-    rows = [f"  {'chunk'.ljust(width)}  extract and chunk documents; JSONL on stdout"]
-    rows += [f"  {n.ljust(width)}  {summary}" for n, (_, _, summary) in _DELEGATED.items()]
+    width = max(len(n) for n in COMMANDS)
+    rows = [f"  {n.ljust(width)}  {c.summary}" for n, c in COMMANDS.items()]
     return "\n".join(
         [
             "usage: chunkwise [-h] [--version] COMMAND [ARGS...]",
@@ -382,25 +421,15 @@ def _dispatch(args: list[str]) -> int:
         print(_version_text())
         return EXIT_OK
     name, rest = args[0], args[1:]
-    handler = _handler(name)
-    if handler is None:
+    command = COMMANDS.get(name)
+    if command is None:
         print(f"chunkwise: error: unknown command {name!r} (see chunkwise --help)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return handler(rest)
+        return command.run(rest)
     except ChunkwiseError as exc:
         print(f"chunkwise {name}: error: {exc}", file=sys.stderr)
         return exit_code_for(exc)
-
-
-def _handler(name: str) -> Callable[[Sequence[str]], int] | None:
-    if name == "chunk":
-        return main_chunk
-    if name not in _DELEGATED:
-        return None
-    module, func, _ = _DELEGATED[name]
-    handler: Callable[[Sequence[str]], int] = getattr(import_module(module), func)
-    return handler
 
 
 def _discard_stdout() -> None:

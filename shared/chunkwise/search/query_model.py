@@ -9,7 +9,7 @@ that filled the generation, with the same options and the same query prefix:
   ``dimensions`` and ``normalize: true``; Cohere Embed Multilingual v3 with
   ``input_type: search_query``, which is what `CohereMultilingualV3Embedder.embed_query`
   sends), signed with an IAM role the domain assumes.
-- Local: chunkwise's loopback endpoint (`chunkwise.cli.embed_endpoint`) serving the local
+- Local: chunkwise's loopback endpoint (`chunkwise.localstack.embed_endpoint`) serving the local
   model through `Embedder.embed_query`, which adds the model's query prefix
   (``"query: "`` for E5 models); the request template declares that prefix (from the
   model spec) and the endpoint refuses any other, so a stale connector fails loudly.

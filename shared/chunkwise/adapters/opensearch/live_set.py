@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
@@ -38,6 +39,20 @@ class OpenSearchLiveSet:
 
     def live_revisions(self) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
+        for key, doc, revision in self._live_chunks():
+            # one index may hold several buckets' documents: keep this bucket's only
+            if doc == make_doc_id(self.bucket, key):
+                out.setdefault(key, set()).add(revision)
+        return out
+
+    def other_documents(self) -> int:
+        """Live documents of other buckets in the same index (the local stack asks
+        before it drops generations whose documents its bucket no longer holds)."""
+        docs = {doc for key, doc, _ in self._live_chunks() if doc != make_doc_id(self.bucket, key)}
+        return len(docs)
+
+    def _live_chunks(self) -> Iterator[tuple[str, str, str]]:
+        """(source_key, doc_id, revision) of every live revision in the index, paged."""
         after: dict[str, Any] | None = None
         while True:
             comp: dict[str, Any] = {
@@ -65,10 +80,7 @@ class OpenSearchLiveSet:
 
             agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
             for b in agg["buckets"]:
-                key = str(b["key"]["key"])
-                # one index may hold several buckets' documents: keep this bucket's only
-                if b["key"]["doc"] == make_doc_id(self.bucket, key):
-                    out.setdefault(key, set()).add(str(b["key"]["revision"]))
+                yield str(b["key"]["key"]), str(b["key"]["doc"]), str(b["key"]["revision"])
             after = agg.get("after_key")
             if not agg["buckets"] or not after:
-                return out
+                return

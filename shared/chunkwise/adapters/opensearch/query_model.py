@@ -4,17 +4,37 @@ Used at setup time only (the admin custom resource on AWS, `chunkwise local up`
 locally), never on the query path. Idempotent: the model's name is derived from the
 connector's content (`chunkwise.search.query_model.model_name`), so a second run finds the
 model of the first and only deploys it again if the cluster undeployed it.
+
+ML Commons on a node that has just (re)started refuses some steps for a moment: its
+encryptor gives up on the first decrypt of a connector's credential after about 3 s
+("Fetching master key timed out", `EncryptorImpl.waitForLatch`) and reports "master key
+already initialized" a moment later. The node's own redeployment of the models it had
+deployed can fail that way too and leave the model half-held by the node, so that
+every later deployment is refused ("Duplicate deploy model task") while the model
+record says DEPLOY_FAILED; an undeploy clears it. Those steps are retried with a
+bounded backoff (`ML_RETRY`, tenacity); any other failure is final at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
-import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+    wait_fixed,
+    wait_random,
+)
 
 from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.errors import ChunkwiseError
@@ -32,10 +52,72 @@ from chunkwise.search.query_model import (
 log = logging.getLogger("chunkwise.query_model")
 
 ML = "/_plugins/_ml"
+T = TypeVar("T")
+
+# Seconds: 0.5, 1, 2, 4, 8, 8, 8 between eight attempts (about 30 s), enough for the
+# master key (about 3 s after the node answers) and for an auto-redeploy in flight.
+ML_RETRY = RetryPolicy(attempts=8, initial=0.5, maximum=8.0, jitter=0.2)
+POLL_SECONDS = 0.5
+# What ML Commons says while it is still starting (lower case, matched as substrings).
+DUPLICATE_DEPLOY = "duplicate deploy model task"
+TRANSIENT_ML_FAILURES = (
+    "fetching master key timed out",
+    "master key has not been initialized",
+    DUPLICATE_DEPLOY,
+    "model not ready",
+)
 
 
 class QueryModelError(ChunkwiseError):
     """ML Commons refused or did not finish a setup step."""
+
+
+class MLCommonsNotReady(QueryModelError):
+    """A step ML Commons refused while starting up; retried by `ml_retrying`."""
+
+
+class _Pending(Exception):
+    """Internal: a task or deployment is still under way (polled again)."""
+
+
+def transient_ml_failure(reason: str) -> bool:
+    """Is this refusal one that ML Commons stops giving once it has started?"""
+    text = reason.lower()
+    return any(failure in text for failure in TRANSIENT_ML_FAILURES)
+
+
+def _log_ml_retry(state: RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome else None
+    log.warning("ML Commons not ready (attempt %d): %s; retrying", state.attempt_number, exc)
+
+
+def ml_retrying(policy: RetryPolicy = ML_RETRY, timeout: float = 120.0) -> Retrying:
+    """Retries `MLCommonsNotReady` with exponential backoff, at most ``policy.attempts``
+    times and ``timeout`` seconds; the last failure is raised as it is."""
+    return Retrying(
+        stop=stop_after_attempt(policy.attempts) | stop_after_delay(timeout),
+        wait=wait_exponential(multiplier=policy.initial, max=policy.maximum)
+        + wait_random(0, policy.jitter),
+        retry=retry_if_exception_type(MLCommonsNotReady),
+        before_sleep=_log_ml_retry,
+        reraise=True,
+    )
+
+
+def _poll(what: Callable[[], T], timeout: float, poll: float = POLL_SECONDS) -> T:
+    """``what()`` until it stops raising `_Pending`, for at most ``timeout`` seconds."""
+    retrying = Retrying(
+        stop=stop_after_delay(timeout),
+        wait=wait_fixed(poll),
+        retry=retry_if_exception_type(_Pending),
+        reraise=True,
+    )
+    return retrying(what)
+
+
+def _refusal(step: str, reason: str) -> QueryModelError:
+    cls = MLCommonsNotReady if transient_ml_failure(reason) else QueryModelError
+    return cls(f"{step}: {reason}")
 
 
 def _call(
@@ -97,36 +179,113 @@ def index_meta(client: OpenSearch, index: str) -> dict[str, Any]:
 
 
 def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
+    def check() -> dict[str, Any]:
         task: dict[str, Any] = _call(client, "GET", f"{ML}/tasks/{task_id}")
         state = str(task.get("state", ""))
         if state == "COMPLETED":
             return task
         if state in ("FAILED", "COMPLETED_WITH_ERROR", "CANCELLED"):
-            raise QueryModelError(f"ML task {task_id} {state}: {task.get('error', task)}")
-        if time.monotonic() > deadline:
-            raise QueryModelError(f"ML task {task_id} still {state} after {timeout:.0f} s")
-        time.sleep(0.5)
+            raise _refusal(f"ML task {task_id} {state}", json.dumps(task.get("error", task)))
+        raise _Pending(f"ML task {task_id} still {state or 'unknown'} after {timeout:.0f} s")
+
+    try:
+        return _poll(check, timeout)
+    except _Pending as exc:
+        raise QueryModelError(str(exc)) from exc
+
+
+def model_state(client: OpenSearch, model_id: str) -> str:
+    return str(_call(client, "GET", f"{ML}/models/{model_id}").get("model_state", ""))
 
 
 def _wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        model = _call(client, "GET", f"{ML}/models/{model_id}")
-        state = str(model.get("model_state", ""))
+    def check() -> None:
+        state = model_state(client, model_id)
         if state == "DEPLOYED":
             return
-        if state == "DEPLOY_FAILED" or time.monotonic() > deadline:
-            raise QueryModelError(f"model {model_id} is {state or 'not deployed'}")
-        time.sleep(0.5)
+        if state == "DEPLOY_FAILED":  # on a starting node: the master key, see above
+            raise MLCommonsNotReady(f"model {model_id} is DEPLOY_FAILED")
+        raise _Pending(f"model {model_id} is {state or 'not deployed'} after {timeout:.0f} s")
+
+    try:
+        _poll(check, timeout)
+    except _Pending as exc:
+        raise QueryModelError(str(exc)) from exc
 
 
-def deploy(client: OpenSearch, model_id: str, timeout: float = 120.0) -> None:
-    resp = _call(client, "POST", f"{ML}/models/{model_id}/_deploy")
-    if resp.get("task_id"):
-        _wait_task(client, str(resp["task_id"]), timeout)
-    _wait_deployed(client, model_id, timeout)
+def deploy(
+    client: OpenSearch, model_id: str, timeout: float = 120.0, policy: RetryPolicy = ML_RETRY
+) -> None:
+    """Deploy the model and wait until it is DEPLOYED, retrying what a starting
+    ML Commons refuses. A deployment already under way (the node redeploys the
+    models it had after a restart) is waited for, not doubled."""
+
+    def attempt() -> None:
+        if model_state(client, model_id) != "DEPLOYING":
+            resp = _call(client, "POST", f"{ML}/models/{model_id}/_deploy")
+            try:
+                if resp.get("task_id"):
+                    _wait_task(client, str(resp["task_id"]), timeout)
+            except MLCommonsNotReady as exc:
+                if DUPLICATE_DEPLOY in str(exc).lower():
+                    # No deployment is under way (the state says so), yet the node holds
+                    # one: left by its own redeploy that failed on the master key. Only
+                    # an undeploy clears it; the next attempt deploys afresh.
+                    _call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+                raise
+        _wait_deployed(client, model_id, timeout)
+
+    ml_retrying(policy, timeout)(attempt)
+
+
+def wait_for_ml_commons(
+    client: OpenSearch, timeout: float = 60.0, policy: RetryPolicy = ML_RETRY
+) -> dict[str, str]:
+    """Wait until every ML Commons system index that exists is searchable (its stats
+    say green or yellow); returns the statuses. A node that just answered its health
+    check can still be opening them."""
+
+    def check() -> dict[str, str]:
+        try:
+            stats = _call(client, "GET", f"{ML}/stats", policy=RetryPolicy(attempts=1))
+        except ChunkwiseError as exc:  # the plugin itself is still starting
+            raise MLCommonsNotReady(f"ML Commons stats: {exc}") from exc
+        statuses = {k: str(v) for k, v in stats.items() if k.endswith("_index_status")}
+        waiting = {
+            k: v for k, v in statuses.items() if v not in ("green", "yellow", "non-existent")
+        }
+        if waiting:
+            raise MLCommonsNotReady(f"ML Commons system indices not ready: {waiting}")
+        return statuses
+
+    return ml_retrying(policy, timeout)(check)
+
+
+def probe_query_model(
+    client: OpenSearch,
+    model_id: str,
+    dimension: int,
+    timeout: float = 60.0,
+    policy: RetryPolicy = ML_RETRY,
+) -> None:
+    """Embed one text through the model, as the cluster does for a `neural` query, and
+    check the vector's size. ML Commons deploys a remote model on its first predict
+    (its recorded state can say DEPLOYED before a restarted node has loaded it)."""
+    body = {"parameters": {"texts": ["chunkwise query model probe"]}}
+
+    def attempt() -> None:
+        try:
+            resp = _call(client, "POST", f"{ML}/models/{model_id}/_predict", body, RetryPolicy(1))
+        except ChunkwiseError as exc:
+            raise _refusal(f"query model {model_id} predict", str(exc)) from exc
+        try:
+            shape = resp["inference_results"][0]["output"][0]["shape"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise QueryModelError(f"query model {model_id} answered {resp!r:.300}") from exc
+        if list(shape) != [dimension]:
+            raise QueryModelError(f"query model {model_id} embeds {shape}, not [{dimension}]")
+
+    ml_retrying(policy, timeout)(attempt)
 
 
 def ensure_query_model(
@@ -136,32 +295,51 @@ def ensure_query_model(
     spec: QueryModelSpec,
     *,
     timeout: float = 120.0,
+    policy: RetryPolicy = ML_RETRY,
 ) -> str:
-    """The id of a deployed remote model behind ``connector``; registered if missing."""
+    """The id of a deployed remote model behind ``connector``; registered if missing,
+    deployed unless it is (a model an interrupted setup registered is deployed now)."""
     name = model_name(prefix, connector)
     found = find_model(client, name)
-    if found is not None:
+    if found is None:
+        model_id = _register(client, name, connector, spec, timeout, policy)
+    else:
         model_id = str(found["model_id"])
-        if found.get("model_state") != "DEPLOYED":
-            log.info("deploying query model %s (%s)", model_id, found.get("model_state"))
-            deploy(client, model_id, timeout)
-        return model_id
-    created = _call(client, "POST", f"{ML}/connectors/_create", connector)
-    connector_id = str(created["connector_id"])
-    resp = _call(
-        client,
-        "POST",
-        f"{ML}/models/_register?deploy=true",
-        register_model_body(name, connector_id, spec),
-    )
+        if found.get("model_state") == "DEPLOYED":
+            return model_id
+        log.info("deploying query model %s (%s)", model_id, found.get("model_state"))
+    deploy(client, model_id, timeout, policy)
+    return model_id
+
+
+def _register(
+    client: OpenSearch,
+    name: str,
+    connector: dict[str, Any],
+    spec: QueryModelSpec,
+    timeout: float,
+    policy: RetryPolicy,
+) -> str:
+    """Create the connector (its credential is encrypted with the master key) and
+    register the model behind it; returns the model id."""
+
+    def create_connector() -> str:
+        try:
+            created = _call(client, "POST", f"{ML}/connectors/_create", connector, RetryPolicy(1))
+        except ChunkwiseError as exc:
+            raise _refusal("create connector", str(exc)) from exc
+        return str(created["connector_id"])
+
+    connector_id = ml_retrying(policy, timeout)(create_connector)
+    body = register_model_body(name, connector_id, spec)
+    resp = _call(client, "POST", f"{ML}/models/_register", body)
     if resp.get("task_id"):
         task = _wait_task(client, str(resp["task_id"]), timeout)
         resp = {**task, **resp}
     model_id = str(resp.get("model_id") or "")
     if not model_id:
         raise QueryModelError(f"registering {name} returned no model id: {resp}")
-    _wait_deployed(client, model_id, timeout)
-    log.info("query model %s registered and deployed (connector %s)", model_id, connector_id)
+    log.info("query model %s registered (connector %s)", model_id, connector_id)
     return model_id
 
 

@@ -21,10 +21,12 @@ from the standard library needs no dependency, and nothing here is deployed (the
 stack never runs it). The model is loaded and warmed before the port opens, so the
 connector's first call does not wait for the weights.
 
-    python -m chunkwise.cli.embed_endpoint up [--port N]   start in the background (idempotent)
-    python -m chunkwise.cli.embed_endpoint down            stop what `up` started
-    python -m chunkwise.cli.embed_endpoint status          exit 0 if it answers
-    python -m chunkwise.cli.embed_endpoint serve [--port N]  run in the foreground
+    python -m chunkwise.localstack.embed_endpoint up [--port N]     start in the background
+    python -m chunkwise.localstack.embed_endpoint down              stop what `up` started
+    python -m chunkwise.localstack.embed_endpoint status            exit 0 if it answers
+    python -m chunkwise.localstack.embed_endpoint serve [--port N]  run in the foreground
+
+(`up` is idempotent: it uses an endpoint that answers, and waits for one still starting.)
 
 `chunkwise local up/down` start and stop it with the stack. The port: --port, else
 ``CHUNKWISE_EMBED_PORT``, else the OpenSearch HTTP port + 200 (9400 for 9200), so two
@@ -43,16 +45,15 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from chunkwise.cli.common import repo_root
-from chunkwise.cli.main import parse_args
 from chunkwise.errors import ConfigError
+from chunkwise.localstack.config import repo_root
 
 HOST = "127.0.0.1"
 MAX_TEXTS = 256
@@ -238,18 +239,24 @@ def _our_pid() -> int | None:
     except (OSError, ValueError):
         return None
     cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists() and b"chunkwise.cli.embed_endpoint" not in cmdline.read_bytes():
+    if cmdline.exists() and b"chunkwise.localstack.embed_endpoint" not in cmdline.read_bytes():
         return None
     return pid
 
 
 def up(port: int | None = None, *, timeout: float = 120.0) -> tuple[str, bool]:
     """Start the endpoint in the background unless it runs; returns its URL and
-    whether this call started it."""
+    whether this call started it. One that an interrupted `up` left loading its
+    model is waited for, not started twice (the second could not bind the port)."""
     port = port or default_port()
     url = endpoint_url(port)
-    if _our_pid() is not None and probe(url):
-        _say(f"already running: {url}")
+    pid = _our_pid()
+    if pid is not None:
+        if probe(url):
+            _say(f"already running: {url}")
+            return url, False
+        _say(f"pid {pid} is still starting; waiting for it")
+        _wait_answering(url, timeout, lambda: _our_pid() is None)
         return url, False
     if probe(url):
         _say(f"something already serves an embedding endpoint on {url}; using it")
@@ -258,7 +265,7 @@ def up(port: int | None = None, *, timeout: float = 120.0) -> tuple[str, bool]:
     d.mkdir(parents=True, exist_ok=True)
     log = (d / "endpoint.log").open("ab")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chunkwise.cli.embed_endpoint", "serve", "--port", str(port)],
+        [sys.executable, "-m", "chunkwise.localstack.embed_endpoint", "serve", "--port", str(port)],
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=log,
@@ -266,14 +273,21 @@ def up(port: int | None = None, *, timeout: float = 120.0) -> tuple[str, bool]:
     )
     (d / "pid").write_text(f"{proc.pid}\n")
     (d / "port").write_text(f"{port}\n")
+    info = _wait_answering(url, timeout, lambda: proc.poll() is not None)
+    _say(f"up: {url} ({info['model']}, {info['dimension']}d, pid {proc.pid})")
+    return url, True
+
+
+def _wait_answering(url: str, timeout: float, exited: Callable[[], bool]) -> dict[str, Any]:
+    """The endpoint's description once it answers; ConfigError if its process
+    ``exited()`` first or it did not answer within ``timeout`` (then it is stopped)."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
-        if proc.poll() is not None:
-            raise ConfigError(f"embedding endpoint exited ({proc.returncode}); see {d}")
+        if exited():
+            raise ConfigError(f"embedding endpoint exited during start; see {state_dir()}")
         info = probe(url)
         if info:
-            _say(f"up: {url} ({info['model']}, {info['dimension']}d, pid {proc.pid})")
-            return url, True
+            return info
         time.sleep(0.3)
     down()
     raise ConfigError(f"embedding endpoint did not answer on {url} in {timeout:.0f} s")
@@ -315,12 +329,10 @@ def serve(port: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m chunkwise.cli.embed_endpoint")
+    p = argparse.ArgumentParser(prog="python -m chunkwise.localstack.embed_endpoint")
     p.add_argument("cmd", choices=["up", "down", "status", "serve"])
     p.add_argument("--port", type=int, default=None)
-    args = parse_args(p, list(sys.argv[1:] if argv is None else argv))
-    if isinstance(args, int):
-        return args
+    args = p.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.cmd == "up":
         print(up(args.port)[0])
         return 0

@@ -29,8 +29,9 @@ from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
+from chunkwise.extract.formats import accepted_suffixes
 from chunkwise.index.bodies import IndexNames
-from chunkwise.ingest.pipeline import DEFAULT_SUFFIXES, PipelineConfig, build_config
+from chunkwise.ingest.pipeline import PipelineConfig, build_config
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -75,7 +76,7 @@ class SourceSettings(_Base):
     artifacts_bucket: str = ""
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
-    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    allowed_suffixes: tuple[str, ...] = Field(default_factory=accepted_suffixes)
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)
     ocr: Literal["none", "textract"] = "none"

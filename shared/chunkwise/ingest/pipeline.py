@@ -65,6 +65,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from chunkwise import progress
 from chunkwise.embedding.embed import sizer_for
 from chunkwise.errors import ChunkwiseError, ConfigError, PermanentError, TransientError
+from chunkwise.extract.formats import accepted_suffixes
 from chunkwise.index.bodies import (
     GENERATION_RE,
     ObjectVersion,
@@ -87,7 +88,8 @@ log = logging.getLogger("chunkwise.pipeline")
 
 #: Marker of chunkwise's own queue messages.
 MESSAGE_TAG = "chunkwise"
-DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
+#: Object suffixes handed to extraction: the format registry's (extract/formats.py).
+DEFAULT_SUFFIXES = accepted_suffixes()
 MIB = 1024 * 1024
 #: The files written per revision: canonical text, then report.
 ARTIFACT_SUFFIXES = (".md", ".json")

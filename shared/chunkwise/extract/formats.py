@@ -410,8 +410,7 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".csv",),
         mime_types=("text/csv",),
         rule=TextRule(),
-        reader=None,  # TODO(formats): ".delimited:read_csv"
-        refusal="not read yet",
+        reader=".delimited:read_csv",
         limits=("max_text_bytes", *_SHEET_LIMITS[:4]),
     ),
     FormatSpec(
@@ -421,8 +420,7 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".tsv", ".tab"),
         mime_types=("text/tab-separated-values",),
         rule=TextRule(),
-        reader=None,  # TODO(formats): ".delimited:read_tsv"
-        refusal="not read yet",
+        reader=".delimited:read_tsv",
         limits=("max_text_bytes", *_SHEET_LIMITS[:4]),
     ),
     FormatSpec(

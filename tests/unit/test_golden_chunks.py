@@ -30,19 +30,23 @@ from chunkwise.extract import extract
 
 pytest.importorskip("pdfplumber")
 pytest.importorskip("docx")
+pytest.importorskip("openpyxl")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 GOLDEN = ROOT / "golden"
 
 #: One of each kind the chunker sees: English and German Markdown, a PDF whose
-#: table is stitched over three pages, a DOCX with a merged header, an HTML page.
+#: table is stitched over three pages, a DOCX with a merged header, an HTML page,
+#: a German CSV export and a workbook with two header rows and several tables.
 DOCUMENTS = (
     "manual_en.md",
     "handbuch_de.md",
     "catalog_en_repeat.pdf",
     "merged_header_de.docx",
     "preise_de.html",
+    "preisliste_de.csv",
+    "preise_de.xlsx",
 )
 
 #: Small enough that every fixture is cut below its blocks.

@@ -283,8 +283,7 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".xlsm",),
         mime_types=("application/vnd.ms-excel.sheet.macroEnabled.12",),
         rule=ZipRule((_OOXML, "xl/"), content_type="sheet.macroEnabled.main+xml"),
-        reader=None,  # TODO(formats): ".xlsx:read_xlsx"
-        refusal="not read yet",
+        reader=".xlsx:read_xlsx",
         libraries=("openpyxl", "et-xmlfile", "defusedxml"),
         limits=_ZIP_LIMITS + _SHEET_LIMITS,
     ),
@@ -295,8 +294,7 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".xlsx",),
         mime_types=(_OOXML_MIME + "spreadsheetml.sheet",),
         rule=ZipRule((_OOXML, "xl/")),
-        reader=None,  # TODO(formats): ".xlsx:read_xlsx"
-        refusal="not read yet",
+        reader=".xlsx:read_xlsx",
         libraries=("openpyxl", "et-xmlfile", "defusedxml"),
         limits=_ZIP_LIMITS + _SHEET_LIMITS,
     ),
@@ -357,8 +355,7 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".xls",),
         mime_types=("application/vnd.ms-excel",),
         rule=Ole2Rule(("Workbook", "Book")),
-        reader=None,  # TODO(formats): ".xls:read_xls"
-        refusal="not read yet",
+        reader=".xls:read_xls",
         libraries=("xlrd",),
         limits=_SHEET_LIMITS,
     ),

@@ -126,6 +126,13 @@ def _header_count(grid: Grid, start: int) -> int:
     return count
 
 
+def continues_table(table: Grid, row: list[str], flags: list[bool]) -> bool:
+    """Is ``row`` (after an empty row) more data of ``table``: a number where the
+    table's last rows hold numbers, not a new header?"""
+    numeric_cols = _numeric_columns(table, max(1, len(table.rows) - SAMPLE_ROWS))  # no header
+    return bool(numeric_cols) and not _is_text_row(row, flags, numeric_cols)
+
+
 def _fill_group_labels(rows: list[list[str]]) -> list[list[str]]:
     """A label written once over several columns, repeated into the empty cells after it
     (where a lower header row names a sub-column), as a merge would."""

@@ -272,3 +272,16 @@ def test_text_byte_limit_comes_from_the_rule() -> None:
     with pytest.raises(LimitExceeded) as e:
         extract(b"<html><body>" + b"x" * 2000, limits=ExtractLimits(max_html_bytes=1000))
     assert e.value.limit == "max_html_bytes"
+
+
+@pytest.mark.parametrize(
+    "doc,block",
+    [("samdocs/extraction.md", "formats-table"), ("README.md", "formats-list")],
+)
+def test_docs_show_the_registry_as_it_is(doc: str, block: str) -> None:
+    """Regenerate with `python -m chunkwise.extract` and paste between the markers."""
+    from chunkwise.extract.__main__ import BLOCKS
+    from chunkwise.extract.formats import generated_block
+
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    assert generated_block(text, block) == BLOCKS[block]()

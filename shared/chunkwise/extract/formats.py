@@ -12,8 +12,9 @@ test greps the package for them):
   settings.py and ingest/pipeline.py read them from here);
 - the formats named by `chunkwise extract --help` / `chunkwise chunk --help`
   (`formats_sentence`);
-- the table in samdocs/extraction.md and the README list (`docs_table`,
-  regenerated with ``python -m chunkwise.extract.formats``; a test keeps them equal).
+- the table in samdocs/extraction.md and the list in README.md (`docs_table`,
+  `readme_list`, printed by ``python -m chunkwise.extract`` and pasted
+  between their markers; a test keeps them equal).
 
 Adding a format: a `DocFormat` member, one `FormatSpec` row here, one reader
 module implementing `Reader` (``def read_x(data: bytes, ctx: ReadContext) -> str``).
@@ -202,6 +203,27 @@ class Registry:
         return "\n".join(lines)
 
 
+    def readme_list(self) -> str:
+        """The formats as the README lists them: read ones, then the refused ones."""
+        read = [
+            f"- {s.name} ({', '.join(f'`{e}`' for e in s.extensions)})" for s in self.read_formats()
+        ]
+        refused = [
+            f"- {s.name} ({', '.join(f'`{e}`' for e in s.extensions)}): recognised and refused, "
+            f"{s.refusal}"
+            for s in self.specs
+            if s.reader is None
+        ]
+        return "\n".join(read + refused)
+
+
+def generated_block(text: str, name: str) -> str:
+    """The part of a document between ``<!-- name:begin -->`` and ``<!-- name:end -->``."""
+    begin, end = f"<!-- {name}:begin -->\n", f"\n<!-- {name}:end -->"
+    start = text.index(begin) + len(begin)
+    return text[start : text.index(end, start)]
+
+
 def _version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -214,7 +236,7 @@ def describe_rule(rule: Rule) -> str:
         where = f"in the first {rule.within} bytes" if rule.within else "at offset 0"
         return f"`{rule.signature.decode('latin-1')}` {where}"
     if isinstance(rule, ZipRule):
-        parts = [f"ZIP with `{m}`" for m in rule.members]
+        parts = ["ZIP with " + " and ".join(f"`{m}`" for m in rule.members)]
         if rule.mimetype:
             parts.append(f"`mimetype` = `{rule.mimetype}`")
         if rule.content_type:
@@ -235,7 +257,7 @@ _OOXML = "[Content_Types].xml"
 _ODF = "application/vnd.oasis.opendocument."
 _OOXML_MIME = "application/vnd.openxmlformats-officedocument."
 _CONVERT = "convert it with `libreoffice --headless --convert-to {0} FILE` and upload the .{0}"
-_NOT_YET = "chunkwise does not read this format yet; convert it to {0}"
+_NOT_YET = "chunkwise does not read this format yet"
 _PDF_LIBS = ("pdfplumber", "pdfminer.six", "pypdfium2")
 _SHEET_LIMITS = (
     "max_table_rows",
@@ -306,7 +328,7 @@ SPECS: tuple[FormatSpec, ...] = (
         mime_types=(_OOXML_MIME + "presentationml.presentation",),
         rule=ZipRule((_OOXML, "ppt/")),
         reader=None,
-        refusal=_NOT_YET.format("PDF"),
+        refusal=f"{_NOT_YET}; {_CONVERT.format('pdf')}",
     ),
     FormatSpec(
         DocFormat.ODT,
@@ -316,7 +338,7 @@ SPECS: tuple[FormatSpec, ...] = (
         mime_types=(_ODF + "text",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "text"),
         reader=None,
-        refusal=_NOT_YET.format("DOCX") + "; " + _CONVERT.format("docx"),
+        refusal=f"{_NOT_YET}; {_CONVERT.format('docx')}",
     ),
     FormatSpec(
         DocFormat.ODS,
@@ -326,7 +348,7 @@ SPECS: tuple[FormatSpec, ...] = (
         mime_types=(_ODF + "spreadsheet",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "spreadsheet"),
         reader=None,
-        refusal=_NOT_YET.format("XLSX") + "; " + _CONVERT.format("xlsx"),
+        refusal=f"{_NOT_YET}; {_CONVERT.format('xlsx')}",
     ),
     FormatSpec(
         DocFormat.ODP,
@@ -336,7 +358,7 @@ SPECS: tuple[FormatSpec, ...] = (
         mime_types=(_ODF + "presentation",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "presentation"),
         reader=None,
-        refusal=_NOT_YET.format("PDF") + "; " + _CONVERT.format("pdf"),
+        refusal=f"{_NOT_YET}; {_CONVERT.format('pdf')}",
     ),
     FormatSpec(
         DocFormat.EPUB,
@@ -346,7 +368,7 @@ SPECS: tuple[FormatSpec, ...] = (
         mime_types=("application/epub+zip",),
         rule=ZipRule(("mimetype",), mimetype="application/epub+zip"),
         reader=None,
-        refusal=_NOT_YET.format("HTML or PDF"),
+        refusal=f"{_NOT_YET}; convert it to PDF or HTML",
     ),
     FormatSpec(
         DocFormat.XLS,
@@ -443,7 +465,3 @@ def accepted_suffixes() -> tuple[str, ...]:
 def formats_sentence() -> str:
     """ "PDF, DOCX, ... or plain text": the formats `--help` names."""
     return REGISTRY.formats_sentence()
-
-
-if __name__ == "__main__":  # pragma: no cover - regenerates the docs table
-    print(REGISTRY.docs_table())

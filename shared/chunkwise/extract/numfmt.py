@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,8 @@ def workbook_locale(codes: list[str]) -> NumberLocale:
 # ----------------------------------------------------------------------------- sections
 
 
-def _split_sections(code: str) -> list[str]:
+@lru_cache(maxsize=512)
+def _split_sections(code: str) -> tuple[str, ...]:
     sections: list[str] = []
     current: list[str] = []
     quoted = bracket = escape = False
@@ -112,7 +114,7 @@ def _split_sections(code: str) -> list[str]:
             continue
         current.append(ch)
     sections.append("".join(current))
-    return sections
+    return tuple(sections)
 
 
 def _holds(condition: re.Match[str], value: float) -> bool:
@@ -123,7 +125,7 @@ def _holds(condition: re.Match[str], value: float) -> bool:
     }[op]  # fmt: skip
 
 
-def _pick_section(sections: list[str], value: float) -> tuple[str, bool]:
+def _pick_section(sections: tuple[str, ...], value: float) -> tuple[str, bool]:
     """(section, whether the minus sign is the section's to write) for a number."""
     conditions = [_CONDITION.search(s) for s in sections]
     if any(conditions):
@@ -141,7 +143,8 @@ def _pick_section(sections: list[str], value: float) -> tuple[str, bool]:
 # ----------------------------------------------------------------------------- literals
 
 
-def _literal_parts(section: str) -> list[tuple[bool, str]]:
+@lru_cache(maxsize=1024)
+def _literal_parts(section: str) -> tuple[tuple[bool, str], ...]:
     """The section as (is_literal, text) pieces: quotes, escapes, _x and *x resolved."""
     parts: list[tuple[bool, str]] = []
     i = 0
@@ -168,7 +171,7 @@ def _literal_parts(section: str) -> list[tuple[bool, str]]:
         else:
             parts.append((False, ch))
             i += 1
-    return parts
+    return tuple(parts)
 
 
 def _bracket_text(token: str) -> str:
@@ -242,23 +245,37 @@ def _fraction(value: float, pattern: str) -> str:
     return " ".join(parts)
 
 
-def _format_number(value: float, section: str, loc: NumberLocale) -> str:
-    parts = _literal_parts(section)
-    code = "".join(text for literal, text in parts if not literal)
+@lru_cache(maxsize=1024)
+def _number_plan(section: str) -> tuple[str, int, str, int, int] | None:
+    """(kind, percent signs, placeholder pattern, its start and end) of a number
+    section; kind is "general", "text" (no placeholders), "sci", "fraction" or "fixed"."""
+    code = "".join(text for literal, text in _literal_parts(section) if not literal)
     if code.strip().lower() == "general":
-        return _general(value, loc)
-    value *= 100 ** code.count("%")
+        return ("general", 0, "", 0, 0)
     placeholders = _PLACEHOLDERS.search(code)
     if placeholders is None:
-        return "".join(text for _, text in parts)
+        return ("text", 0, "", 0, 0)
     pattern = placeholders.group(0).replace("?", "#").rstrip()
-    if re.search(r"[eE][+-]", pattern):
+    kind = "sci" if re.search(r"[eE][+-]", pattern) else "fraction" if "/" in pattern else "fixed"
+    start, end = placeholders.span()
+    return (kind, code.count("%"), pattern, start, end)
+
+
+def _format_number(value: float, section: str, loc: NumberLocale) -> str:
+    plan = _number_plan(section)
+    parts = _literal_parts(section)
+    kind, percents, pattern, start, end = plan or ("text", 0, "", 0, 0)
+    if kind == "general":
+        return _general(value, loc)
+    if kind == "text":
+        return "".join(text for _, text in parts)
+    value *= 100**percents
+    if kind == "sci":
         number = _scientific(abs(value), pattern, loc)
-    elif "/" in pattern:
+    elif kind == "fraction":
         number = _fraction(abs(value), pattern)
     else:
         number = _fixed(abs(value), pattern.replace(" ", ""), loc)
-    start, end = placeholders.span()
     out, pos = [], 0
     for literal, text in parts:
         if literal:
@@ -289,11 +306,20 @@ def _as_datetime(value: object) -> datetime | timedelta | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def _is_date_code(code: str) -> bool:
     stripped = "".join(t for lit, t in _literal_parts(code) if not lit or t.startswith("["))
     return bool(re.search(r"[ydhs]|\[[hms]+\]|(?<![0#?])m", stripped, re.I)) and not re.search(
         r"[0#?]", re.sub(r"\.0+|\[[^\]]*\]", "", stripped)
     )
+
+
+@lru_cache(maxsize=1024)
+def _date_plan(section: str) -> tuple[tuple[tuple[bool, str], ...], frozenset[int], bool]:
+    """A date section's tokens, which m tokens are minutes, whether it is 12-hour."""
+    tokens = _date_tokens(section)
+    twelve = any(not lit and t.lower() in ("am/pm", "a/p") for lit, t in tokens)
+    return tuple(tokens), frozenset(_minute_positions(tokens)), twelve
 
 
 def _date_tokens(section: str) -> list[tuple[bool, str]]:
@@ -358,9 +384,7 @@ def _elapsed(tok: str, span: timedelta) -> str:
 
 
 def _format_date(value: datetime | timedelta, section: str, loc: NumberLocale) -> str:
-    tokens = _date_tokens(section)
-    minutes = _minute_positions(tokens)
-    twelve = any(not lit and t.lower() in ("am/pm", "a/p") for lit, t in tokens)
+    tokens, minutes, twelve = _date_plan(section)
     span = value if isinstance(value, timedelta) else value - _EPOCH
     when = value if isinstance(value, datetime) else _EPOCH + value
     out = []

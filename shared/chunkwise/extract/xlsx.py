@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import re
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import CorruptDocument, ExtractionError, LimitExceeded
@@ -43,17 +44,27 @@ _TYPE = re.compile(rb'\bType="([^"]+)"')
 _TARGET = re.compile(rb'\bTarget="([^"]+)"')
 
 
+@dataclass(frozen=True)
+class _Sheet:
+    """A sheet as the workbook lists it: name, state, part, and whether it is a chart."""
+
+    title: str
+    state: str
+    path: str
+    chart: bool
+
+
 def read_xlsx(data: bytes, ctx: ReadContext) -> str:
-    workbook = _open(data)
-    codes = list(getattr(workbook, "_number_formats", []))
-    locale = workbook_locale(codes)
-    sheets = list(workbook._sheets)
+    reader = _open(data)
+    workbook = reader.wb
+    locale = workbook_locale(list(getattr(workbook, "_number_formats", [])))
+    sheets = _sheets(reader)
     if len(sheets) > ctx.limits.max_sheets:
         raise LimitExceeded("max_sheets", ctx.limits.max_sheets, len(sheets), "sheets")
     sections: list[SheetText] = []
     cells_read = 0
     for sheet in sheets:
-        info, section, cells = _read_sheet(workbook, sheet, locale, ctx, cells_read)
+        info, section, cells = _read_sheet(reader, sheet, locale, ctx, cells_read)
         cells_read += cells
         ctx.report.sheets.append(info)
         if section is not None:
@@ -66,35 +77,58 @@ def read_xlsx(data: bytes, ctx: ReadContext) -> str:
 
 
 def _open(data: bytes) -> Any:
+    """openpyxl's reader up to the styles: manifest, shared strings, workbook, number
+    formats. Its read-only worksheets are not built: each scans a sheet without a
+    <dimension> element once just to size it."""
     from openpyxl.reader.excel import ExcelReader
+    from openpyxl.styles.stylesheet import apply_stylesheet
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # openpyxl warns about unsupported extensions
             reader = ExcelReader(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
-            reader.read()
+            reader.read_manifest()
+            reader.read_strings()
+            reader.read_workbook()
+            apply_stylesheet(reader.archive, reader.wb)
     except ExtractionError:
         raise
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"
         raise CorruptDocument(f"XLSX workbook could not be read: {reason}") from None
-    return reader.wb
+    return reader
+
+
+def _sheets(reader: Any) -> list[_Sheet]:
+    try:
+        return [
+            _Sheet(
+                str(sheet.name),
+                str(sheet.state or "visible"),
+                str(rel.target),
+                "chartsheet" in str(rel.Type),
+            )
+            for sheet, rel in reader.parser.find_sheets()
+            if rel.target in reader.valid_files
+        ]
+    except Exception as exc:
+        raise CorruptDocument(f"XLSX sheet list could not be read: {exc}") from None
 
 
 def _read_sheet(
-    workbook: Any, sheet: Any, locale: NumberLocale, ctx: ReadContext, cells_read: int
+    reader: Any, sheet: _Sheet, locale: NumberLocale, ctx: ReadContext, cells_read: int
 ) -> tuple[SheetInfo, SheetText | None, int]:
-    name = str(sheet.title)
-    charts, images = _drawings(ctx, sheet)
-    state = str(getattr(sheet, "sheet_state", "visible") or "visible")
-    if not hasattr(sheet, "_worksheet_path"):  # a chart sheet
+    name = sheet.title
+    charts, images = _drawings(ctx, sheet.path)
+    state = sheet.state
+    if sheet.chart:
         ctx.report.warnings.append(f"chart sheet {name!r} is a chart: reported, not read")
         charts = max(charts, 1)
         return SheetInfo(name=name, state=state, read=False, charts=charts), None, 0
     if state != "visible":
         ctx.report.warnings.append(f"{state} sheet {name!r} left out")
         return SheetInfo(name=name, state=state, read=False, charts=charts, images=images), None, 0
-    cells, hidden_rows, hidden_cols = _stream_cells(workbook, sheet, locale, ctx, cells_read)
+    cells, hidden_rows, hidden_cols = _stream_cells(reader, sheet, locale, ctx, cells_read)
     if hidden_rows or hidden_cols:
         ctx.report.warnings.append(
             f"sheet {name!r}: {hidden_rows} hidden row(s) and {hidden_cols} hidden column(s) "
@@ -153,20 +187,21 @@ def _hidden_spans(column_dimensions: dict[str, dict[str, str]]) -> list[tuple[in
 
 
 def _stream_cells(
-    workbook: Any, sheet: Any, locale: NumberLocale, ctx: ReadContext, cells_read: int
+    reader: Any, sheet: _Sheet, locale: NumberLocale, ctx: ReadContext, cells_read: int
 ) -> tuple[SheetCells, int, int]:
     from openpyxl.worksheet._reader import WorkSheetParser
 
     limits = ctx.limits
+    workbook = reader.wb
     styles = _Styles(workbook)
-    out = SheetCells(str(sheet.title))
+    out = SheetCells(sheet.title)
     values: dict[tuple[int, int], tuple[Any, int, str]] = {}
     hidden_rows = 0
     hidden_filled: set[int] = set()
-    with sheet._get_source() as source:
+    with reader.archive.open(sheet.path) as source:
         parser = WorkSheetParser(
             source,
-            sheet._shared_strings,
+            reader.shared_strings,
             data_only=True,
             epoch=workbook.epoch,
             date_formats=workbook._date_formats,
@@ -246,10 +281,9 @@ def _fill_merged(
                     values[(r, c)] = top
 
 
-def _drawings(ctx: ReadContext, sheet: Any) -> tuple[int, int]:
+def _drawings(ctx: ReadContext, path: str) -> tuple[int, int]:
     """(charts, pictures) anchored on a sheet, counted in its drawing parts."""
     container = ctx.container
-    path = getattr(sheet, "_worksheet_path", None)
     if container is None or not path:
         return 0, 0
     folder, _, leaf = str(path).rpartition("/")

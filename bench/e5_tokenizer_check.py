@@ -23,7 +23,7 @@ RESULTS = ROOT / "bench" / "results" / "e5_tokenizer_check.md"
 
 
 def _texts(xquad: Path) -> dict[str, list[str]]:
-    from chunkwise.chunking.chunk import chunk_text
+    from chunkwise import chunk_text
     from chunkwise.extract import extract
 
     groups: dict[str, list[str]] = {}
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="tokenizer.json vs engine token counts")
     p.add_argument("--xquad", type=Path, default=ROOT / ".local" / "xquad")
     args = p.parse_args(argv)
-    from chunkwise.embedding.e5 import E5Embedder
+    from chunkwise.models.e5 import E5Embedder
 
     emb = E5Embedder()
     engine = emb.engine()

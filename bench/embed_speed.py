@@ -30,8 +30,8 @@ MODELS = ("e5", "minilm")
 
 def _passages(spec: str, n: int) -> list[str]:
     from chunkwise.chunking.chunk import chunk_text
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.extract import extract
+    from chunkwise.wiring.embedders import get_embedder
 
     counter = get_embedder(spec).token_counter()  # type: ignore[attr-defined]
     texts: list[str] = []
@@ -61,7 +61,7 @@ def _files_mb(spec: str) -> float:
 
 def measure(spec: str, n_texts: int, n_queries: int) -> dict[str, object]:
     """One model, in this (fresh) process."""
-    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.wiring.embedders import get_embedder
 
     passages = _passages(spec, n_texts)
     queries = _queries(n_queries)

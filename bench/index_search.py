@@ -38,7 +38,6 @@ import numpy as np
 from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, bulk_with_retries, connect
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
-from chunkwise.embedding.embed import default_embedder
 from chunkwise.index.bodies import (
     IndexNames,
     ObjectVersion,
@@ -47,6 +46,7 @@ from chunkwise.index.bodies import (
     make_doc_id,
 )
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
+from chunkwise.models.local import default_embedder
 from chunkwise.schema import Chunk
 
 RESULTS = Path(__file__).parent / "results" / "index_search.md"

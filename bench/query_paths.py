@@ -39,10 +39,10 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
 from chunkwise.adapters.opensearch.query_model import delete_query_models
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli import embed_endpoint
-from chunkwise.embedding.embed import default_embedder
 from chunkwise.evaluation.evaluate import load_config, load_corpus, load_questions
 from chunkwise.evaluation.run import _EmbeddingCache, extract_corpus, ingest
 from chunkwise.index.bodies import template_name
+from chunkwise.models.local import default_embedder
 from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 FIRST_QUERY = """
 import sys, time
 t0 = time.perf_counter()
-from chunkwise.embedding.embed import get_embedder
+from chunkwise.wiring.embedders import get_embedder
 from chunkwise.index.bodies import IndexNames
 from chunkwise.adapters.opensearch.index import connect
 from chunkwise.adapters.opensearch.search import Searcher

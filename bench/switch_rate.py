@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.faults.scenarios import s3_client, throwaway_stack
-from chunkwise.chunking.tokens import HFTokenCounter
-from chunkwise.embedding.embed import Embedder, default_embedder, sizer_for
+from chunkwise.embedding.embed import Embedder, sizer_for
 from chunkwise.ingest.pipeline import ObjectChange
+from chunkwise.models.counter import HFTokenCounter
+from chunkwise.models.local import default_embedder
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -15,8 +15,9 @@ the tokenizer is excluded. Peak RSS is the child's `ru_maxrss`; it includes
 the corpus held in memory (the same for every tool), which is also reported
 separately as the RSS before the timed loop.
 
-The corpus is generated deterministically from a seed, no downloads: see
-`Corpus generation` in the results file and `generate_documents` below.
+The corpus is generated deterministically from a random seed and the source text
+in bench/throughput_text/, no downloads: see `Corpus` in the results file and
+`generate_documents` below.
 """
 
 from __future__ import annotations
@@ -40,13 +41,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-SEEDS_DIR_CANDIDATES = (
-    Path(__file__).resolve().parents[1] / "shared" / "seeds",
-    Path(__file__).resolve().parents[2] / "shared" / "seeds",
-    Path("/work/shared/seeds"),
-)
-# Seed articles by language (file-name prefixes).
-SEED_LANG = {"000": "en", "002": "en", "004": "en", "003": "de"}
+# The generator's source text, one file per language: notes on chunking for search,
+# written for this benchmark (bench/throughput_text/; about 10 KB English, 5 KB German).
+SOURCE_TEXT = {
+    lang: Path(__file__).resolve().parent / "throughput_text" / f"{lang}.txt"
+    for lang in ("en", "de")
+}
 
 MB = 1_000_000  # sizes are in UTF-8 megabytes (10^6 bytes)
 TOKEN_CAP = 256
@@ -71,13 +71,6 @@ CHUNKWISE_TOOLS = ("chunkwise", "chunkwise-no-memo", "chunkwise-warm-memo")
 # --------------------------------------------------------------------------
 
 
-def _seeds_dir() -> Path:
-    for cand in SEEDS_DIR_CANDIDATES:
-        if cand.is_dir() and any(cand.glob("*.txt")):
-            return cand
-    raise SystemExit("seed articles not found (looked in shared/seeds and ../shared/seeds)")
-
-
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-ZÄÖÜ„“\"(])")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 
@@ -94,11 +87,7 @@ class LangModel:
 
 
 def _load_lang_models() -> dict[str, LangModel]:
-    raw: dict[str, list[str]] = {"en": [], "de": []}
-    for path in sorted(_seeds_dir().glob("*.txt")):
-        lang = SEED_LANG.get(path.name[:3])
-        if lang:
-            raw[lang].append(path.read_text(encoding="utf-8"))
+    raw = {lang: [path.read_text(encoding="utf-8")] for lang, path in SOURCE_TEXT.items()}
     models = {}
     for lang, texts in raw.items():
         sentences: list[str] = []
@@ -205,9 +194,9 @@ class _Gen:
     def sentence(self, lang: str) -> str:
         r = self.rng
         m = self.models[lang]
-        if r.random() < 0.3:  # a real seed sentence, verbatim
+        if r.random() < 0.3:  # a sentence of the source text, verbatim
             s = r.choice(m.sentences)
-        else:  # bigram walk over seed words, length drawn from a wide distribution
+        else:  # bigram walk over source words, length drawn from a wide distribution
             target = max(3, int(r.lognormvariate(2.6, 0.55)))  # median ~13 words
             words = [r.choice(m.starts)]
             while len(words) < target:
@@ -432,7 +421,7 @@ MODEL_NAMES = ("e5", "minilm")
 
 
 def _model(name: str) -> Any:
-    from chunkwise.chunking.tokens import E5_SMALL, MINILM
+    from chunkwise.models.registry import E5_SMALL, MINILM
 
     return {"e5": E5_SMALL, "minilm": MINILM}[name]
 
@@ -450,7 +439,7 @@ def run_child(tool: str, corpus: Path, size_bytes: int, model_name: str) -> dict
 
     from tokenizers import Tokenizer  # after the env is set by the parent
 
-    from chunkwise.chunking.tokens import load_tokenizer_json, model_tokenizer_path
+    from chunkwise.models.files import load_tokenizer_json, model_tokenizer_path
 
     model = _model(model_name)
 
@@ -464,7 +453,7 @@ def run_child(tool: str, corpus: Path, size_bytes: int, model_name: str) -> dict
     memo_before = {"words": 0, "misses": 0}
     if tool in CHUNKWISE_TOOLS:
         import chunkwise
-        from chunkwise.chunking.tokens import HFTokenCounter, load_counter
+        from chunkwise.models.counter import HFTokenCounter, load_counter
 
         cfg = chunkwise.ChunkerConfig(overlap_chars=CHUNKWISE_OVERLAP_CHARS)
         counter = load_counter(model=model)
@@ -756,15 +745,59 @@ CORPUS_NOTE = {
     ),
     "debian": (
         "This run used **real text**: the English and German HTML manuals of Debian 12 "
-        "documentation packages (Debian Administrator's Handbook, Debian Reference, "
-        "Developer's Reference, New Maintainers' Guide, Debian FAQ, installation guide, and "
-        "the GIMP, LibreOffice and KiCad user manuals), one document per HTML page, turned "
+        "documentation packages (Debian Reference, Developer's Reference, New Maintainers' "
+        "Guide, Debian FAQ, installation guide, Debian Edu manuals, history of the Debian "
+        "project, and the GIMP, LibreOffice and KiCad user manuals), one document per HTML "
+        "page, turned "
         "into canonical text by chunkwise's HTML extractor (`python -m bench.realtext.build`; "
         "pinned package versions in bench/realtext/build.py; not in the repository). "
         "Technical prose with tables, lists, commands and file names: its vocabulary is "
         "natural, so the word memo starts cold and keeps meeting new words."
     ),
 }
+
+
+# Runs before the source text was committed drew their vocabulary from four articles
+# outside the repository; a re-rendered old result says so instead of describing
+# bench/throughput_text/.
+_EARLIER_SOURCE = (
+    "four articles on chunking for retrieval, not part of the repository (English: "
+    '"RAG chunking: preserve source positions and test retrieval units", the post '
+    'beginning "RAG retrieval accuracy depends on chunking" and "Production RAG - Part 3: '
+    'Chunking for Retrieval"; German: "RAG-Chunking: Quellenpositionen erhalten und '
+    'Sucheinheiten prüfen"; about 30 KB of text)'
+)
+
+
+def generated_corpus_note(payload: dict[str, Any]) -> str:
+    """How the generated corpus is made, and from which source text."""
+    source = payload.get("source_text")
+    if source:
+        origin = (
+            f"the notes on chunking for search in `{source}` (English and German, about "
+            f"{payload.get('source_text_kb', 15)} KB, written for this benchmark)"
+        )
+    else:
+        origin = _EARLIER_SOURCE
+    return f"""Generated corpus: deterministic (random seed {payload["seed"]}), nothing downloaded.
+Vocabulary and sentences come from {origin}.
+
+The generator splits the source text into sentences; 30 % of the generated sentences
+are source sentences verbatim, the rest are word-bigram walks over the source sentences
+with lengths drawn from a log-normal distribution (median ~13 words, long tail).
+Sentences are decorated with abbreviations
+("z. B.", "bzw.", "Dr.", "Nr.", "e.g.", "Mr. J. R. Tolkien"), dates ("am 3. Oktober 2021",
+"on October 3, 2021"), numbers ("1.234.567,89 €", "$1,234,567.89"), emoji (ZWJ sequences,
+flags, skin tones) and combining marks (decomposed accents). Documents (55 % English, 45 %
+German) are markdown-like: `#` title, `##`/`###` headings, paragraphs, ordered/unordered
+and nested lists, GFM tables (caption, header row, `|---|` separator, 2-30 rows), code
+fences (code lines from the source text), `## Page N` anchors in half of the documents,
+occasional `(transcribed ...)` headings. Document sizes are log-normal (median ~15 KB, up
+to 1.2 MB). A smaller corpus is a prefix of a larger one, so the growth runs measure the
+same kind of text. The text is natural-looking but not natural: bigram walks repeat the
+small source vocabulary, so tokenizer and segmentation caches (the word memo) behave
+better than on real documents; the real-text runs show the difference.
+"""
 
 
 def render_md(payload: dict[str, Any]) -> str:
@@ -869,24 +902,7 @@ padding off). Each tool gets the documents one at a time, as an indexer would.
 
 {CORPUS_NOTE[payload.get("corpus", "generated")]}
 
-Generated corpus: deterministic (seed {payload["seed"]}), nothing downloaded. Vocabulary
-and sentences come
-from the seed articles in `shared/seeds/` (English: 000, 002, 004; German: 003): the
-generator splits them into sentences; 30 % of the generated sentences are seed sentences
-verbatim, the rest are word-bigram walks over the seed sentences with lengths drawn from a
-log-normal distribution (median ~13 words, long tail). Sentences are decorated with
-abbreviations ("z. B.", "bzw.", "Dr.", "Nr.", "e.g.", "Mr. J. R. Tolkien"), dates
-("am 3. Oktober 2021", "on October 3, 2021"), numbers ("1.234.567,89 €", "$1,234,567.89"),
-emoji (ZWJ sequences, flags, skin tones) and combining marks (decomposed accents).
-Documents (55 % English, 45 % German) are markdown-like: `#` title, `##`/`###` headings,
-paragraphs, ordered/unordered and nested lists, GFM tables (caption, header row, `|---|`
-separator, 2-30 rows), code fences (code lines from the seeds), `## Page N` anchors in half
-of the documents, occasional `(transcribed ...)` headings. Document sizes are log-normal
-(median ~15 KB, up to 1.2 MB). A smaller corpus is a prefix of a larger one, so the growth
-runs measure the same kind of text. The text is natural-looking but not natural: bigram
-walks repeat the seed vocabulary (about 30 KB of source text), so tokenizer and
-segmentation caches may behave a little better than on real documents.
-"""
+{generated_corpus_note(payload) if payload.get("corpus", "generated") == "generated" else ""}"""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -990,6 +1006,8 @@ def main(argv: list[str] | None = None) -> int:
         "corpus": "ud" if args.ud_root else "debian" if args.debian_docs else "generated",
         "machine": info,
         "seed": args.seed,
+        "source_text": "bench/throughput_text/",
+        "source_text_kb": round(sum(p.stat().st_size for p in SOURCE_TEXT.values()) / 1000),
         "model": args.model,
         "repeat": args.repeat,
         "sizes_mb": sizes,

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 from chunkwise.settings import load_settings
-from chunkwise.embedding.embed import get_embedder
+from chunkwise.wiring.embedders import embedder_for
 from chunkwise.index.bodies import make_doc_id
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, connect
 from chunkwise.cli.local import Runner, apply_env, load_state
@@ -61,7 +61,7 @@ settings = load_settings()
 s3 = boto3.client("s3", endpoint_url=cfg.endpoint, region_name=cfg.region)
 client = connect(cfg.opensearch_url)
 index = OpenSearchIndex(client, settings.names)
-searcher = Searcher(client, get_embedder(settings.embedder), settings.names)
+searcher = Searcher(client, embedder_for(settings), settings.names)
 runner = Runner(cfg)
 
 DOCS = {

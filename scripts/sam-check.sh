@@ -169,13 +169,16 @@ assert callable(app.lambda_handler)
 # ICU from its layer: sentence breaks work
 assert chunkwise.split_sentences("Dr. Müller kam am 3. Oktober. Dann ging er.", "de")
 # token counts from the tokenizer layer, with the cap of the configured Bedrock model
-# (CHUNKWISE_MODEL_PATH as in template.yaml; the layer is also shaped like the
-# MiniLM package, so the MiniLM lookup finds it too)
-from chunkwise.embedding.embed import get_embedder, minilm_model_path
-emb = get_embedder(os.environ["CHUNKWISE_EMBEDDER"])
+# (CHUNKWISE_MODEL_PATH as in template.yaml, which the composition root passes to the
+# embedder it builds; the layer is also shaped like the MiniLM package, so the
+# MiniLM lookup finds it too)
+from chunkwise.models.files import default_tokenizer_path, minilm_model_path
+from chunkwise.settings import EmbedderSettings, load_settings
+from chunkwise.wiring.embedders import embedder_for
+settings = load_settings(EmbedderSettings)
+emb = embedder_for(settings)
 assert emb.count_tokens("Hallo Welt") > 0 and emb.max_tokens <= 8192
-import chunkwise.chunking.tokens
-assert "/TokenizerLayer/" in str(chunkwise.chunking.tokens.default_tokenizer_path())
+assert "/TokenizerLayer/" in str(default_tokenizer_path(settings.model_path))
 assert "/TokenizerLayer/" in str(minilm_model_path())
 counter = emb.token_counter()
 assert counter.max_tokens == emb.max_tokens and counter.model_id == emb.name

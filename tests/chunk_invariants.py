@@ -10,7 +10,7 @@ import itertools
 
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.chunking.config import ChunkerConfig
-from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.models.counter import HFTokenCounter
 from chunkwise.schema import Chunk
 from chunkwise.text.segment import grapheme_boundaries
 

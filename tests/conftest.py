@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.registry import MINILM
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

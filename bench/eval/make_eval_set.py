@@ -3,12 +3,12 @@
 
     .venv/bin/python bench/eval/make_eval_set.py
 
-Modelled on seed 002 ("RAG retrieval accuracy depends on chunking"), in English
+Modelled on the post "RAG retrieval accuracy depends on chunking", in English
 and German, three document types per language:
 
   table            one-page PDF: plans and prices + features by plan (two tables)
   multipage_table  three-page PDF: product catalogue by region (84 rows, the
-                   header row printed on page 1 only, like the seed's parser case)
+                   header row printed on page 1 only, like that post's parser case)
   prose            a travel and expense policy (Markdown)
 
 The pricing PDF and the policy have a second revision (r2) that changes some

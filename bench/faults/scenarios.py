@@ -252,8 +252,8 @@ def _marker_searches(
 ) -> tuple[int, int, int]:
     from chunkwise.adapters.opensearch.index import connect
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.index.bodies import IndexNames
+    from chunkwise.wiring.embedders import get_embedder
 
     current = current_versions(cfg)
     searcher = Searcher(
@@ -614,8 +614,8 @@ def _unbounded_query_error(cfg: StackConfig, text: str) -> str:
     """What the search layer makes of a query the node refuses (clause limit)."""
     from chunkwise.adapters.opensearch.index import RetryPolicy, connect
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.index.bodies import IndexNames
+    from chunkwise.wiring.embedders import get_embedder
 
     searcher = Searcher(
         connect(cfg.opensearch_url),

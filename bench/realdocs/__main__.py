@@ -38,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from chunkwise.chunking.chunk import chunk_text
+from chunkwise import chunk_text
 from chunkwise.evaluation.baselines import fixed_size_spans
 
 from . import fetch

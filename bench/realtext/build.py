@@ -3,10 +3,10 @@
 The generated corpus of ``bench.throughput`` reuses a small vocabulary, which
 flatters anything that caches per word (the token counter's word memo). This
 builds a corpus of real technical documentation in English and German instead:
-the HTML manuals shipped in Debian packages (the Debian Administrator's
-Handbook, the Debian Reference, the Developer's Reference, the New Maintainers'
-Guide, the Debian FAQ, the Debian installation guide and the GIMP, LibreOffice
-and KiCad user manuals, each in English and German),
+the HTML manuals shipped in Debian packages (the Debian Reference, the
+Developer's Reference, the New Maintainers' Guide, the Debian FAQ, the Debian
+installation guide, the Debian Edu manuals, the history of the Debian project,
+and the GIMP, LibreOffice and KiCad user manuals, each in English and German),
 downloaded with
 ``apt-get download`` at pinned versions and turned into canonical text by
 chunkwise's own HTML extractor, as the ingest pipeline would.
@@ -34,7 +34,6 @@ from chunkwise.text.lang import detect_language
 # Pinned to Debian 12 (bookworm); `apt-get download` refuses other versions
 # rather than silently measuring different text.
 PACKAGES = {
-    "debian-handbook": "11.20220922",
     "debian-reference-en": "2.100",
     "debian-reference-de": "2.100",
     "developers-reference": "12.18",
@@ -50,6 +49,9 @@ PACKAGES = {
     "kicad-doc-en": "6.0.11+dfsg-1",
     "kicad-doc-de": "6.0.11+dfsg-1",
     "installation-guide-amd64": "20230508+deb12u1",
+    "debian-edu-doc-en": "2.12.23~deb12u1",
+    "debian-edu-doc-de": "2.12.23~deb12u1",
+    "debian-history": "2.28",
 }
 # Several packages ship many translations, in locale folders (`de-DE/`, `fr/`)
 # or file names (`ch01.fr.html`): only English and German pages are wanted.
@@ -71,7 +73,7 @@ def _wanted_language(path: Path) -> bool:
 
 
 def html_files(root: Path) -> list[Path]:
-    """Every HTML page once (symlinks and copies removed), handbook in en/de only."""
+    """Every HTML page once (symlinks and copies removed), English and German pages only."""
     seen: set[str] = set()
     out = []
     for path in sorted(root.rglob("*.html")):

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from chunkwise.chunking.tokens import HFTokenCounter
-from chunkwise.embedding.embed import default_embedder, query_prefix, sizer_for
+from chunkwise.embedding.embed import query_prefix, sizer_for
+from chunkwise.models.counter import HFTokenCounter
+from chunkwise.models.local import default_embedder
 
 SLEEP_PER_CALL = 0.05
 BATCH_SIZE = 96

@@ -514,7 +514,7 @@ repositories of the UniversalDependencies organisation on GitHub):
 Protocol: sentences of one paragraph (EWT), one document (PUD) or 10
 consecutive sentences (GSD, which marks neither) are joined with one space;
 internal gold boundaries vs predicted span starts (moved past whitespace).
-The correction rules of `chunkwise.text.segment` were written looking only at
+The correction rules of `chunkwise.text.sentence_rules` were written looking only at
 errors on the **dev** files (EWT dev, GSD dev; GSD train may serve as well,
 `--split train`, not in this table); the **test** files (EWT test, GSD test,
 and the PUD treebanks, a different domain) are held out and were not

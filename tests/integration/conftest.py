@@ -19,7 +19,8 @@ import pytest
 from opensearchpy import OpenSearch
 
 from chunkwise.adapters.opensearch.index import connect
-from chunkwise.embedding.embed import Embedder, default_embedder
+from chunkwise.embedding.embed import Embedder
+from chunkwise.models.local import default_embedder
 from tests.embed_cache import CachedEmbedder
 
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"

@@ -13,8 +13,9 @@ from opensearchpy import OpenSearch
 
 from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.embedding.embed import Embedder, minilm_embedder
+from chunkwise.embedding.embed import Embedder
 from chunkwise.index.bodies import GenerationModel, IndexNames, make_doc_id
+from chunkwise.models.local import minilm_embedder
 from tests.embed_cache import CachedEmbedder
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs

@@ -23,8 +23,8 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_model, generation_query_model
 from chunkwise.adapters.opensearch.search import Searcher
 from chunkwise.cli import embed_endpoint
-from chunkwise.embedding.embed import MiniLMEmbedder
 from chunkwise.index.bodies import ObjectVersion, make_doc_id
+from chunkwise.models.minilm import MiniLMEmbedder
 from chunkwise.search.hybrid import Hit
 from chunkwise.settings import Settings
 from chunkwise.wiring import setup_local_query_model

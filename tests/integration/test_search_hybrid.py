@@ -132,6 +132,30 @@ def test_hits_carry_citation_and_score_breakdown(
     assert [x.score.fused for x in hits] == sorted((x.score.fused for x in hits), reverse=True)
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["how can the renter end the contract", "Kündigungsfrist", "rent due date bank transfer"],
+)
+def test_client_and_server_fusion_rank_alike(
+    corpus_index: OpenSearchIndex, embedder: Embedder, query: str
+) -> None:
+    """The same RRF and the same tie rule (`tie_key`) on both paths: the cluster's
+    plugins must not change the order of the results."""
+    ranked = {
+        fusion: [
+            h.id
+            for h in Searcher(
+                corpus_index.client,
+                embedder,
+                corpus_index.names,
+                fusion=fusion,  # type: ignore[arg-type]
+            ).search(query, k=5)
+        ]
+        for fusion in FUSIONS
+    }
+    assert ranked["client"] == ranked["server"] and ranked["client"]
+
+
 @pytest.mark.parametrize("fusion", FUSIONS)
 def test_filters_doc_prefix_lang_kind(
     corpus_index: OpenSearchIndex, embedder: Embedder, fusion: str

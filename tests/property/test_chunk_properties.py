@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.chunking.tokens import MINILM, HFTokenCounter, load_counter
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.registry import MINILM
 from tests.chunk_invariants import (
     assert_coverage,
     assert_grapheme_safe,

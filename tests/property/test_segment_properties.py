@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunkwise.text.breaks import icu_boundaries
 from chunkwise.text.segment import (
-    _icu_boundaries,
     grapheme_boundaries,
     raw_sentence_boundaries,
     split_sentences,
@@ -130,4 +130,4 @@ def test_boundaries_not_from_icu_follow_whitespace(text: str, lang: str | None) 
 @given(texts)
 def test_grapheme_fast_path_agrees_with_icu(text: str) -> None:
     ascii_text = text.encode("ascii", "replace").decode("ascii")
-    assert grapheme_boundaries(ascii_text) == _icu_boundaries("character", "", ascii_text)
+    assert grapheme_boundaries(ascii_text) == icu_boundaries("character", "", ascii_text)

@@ -9,14 +9,10 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from chunkwise.chunking import tokens
-from chunkwise.chunking.tokens import (
-    E5_SMALL,
-    MINILM,
-    PYTHON_WHITESPACE,
-    HFTokenCounter,
-    load_counter,
-)
+from chunkwise.models import word_counts
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.registry import E5_SMALL, MINILM
+from chunkwise.models.word_counts import PYTHON_WHITESPACE
 
 MINILM_COUNTER = load_counter(model=MINILM)
 E5 = load_counter(model=E5_SMALL)
@@ -82,14 +78,14 @@ WRONG_SEPARATOR = {id(MINILM_COUNTER): "\x0b", id(E5): "\x85"}
 @pytest.mark.parametrize("counter", COUNTERS, ids=["minilm", "e5"])
 def test_a_wrong_separator_set_is_caught(counter: HFTokenCounter) -> None:
     tokenizer = counter.tokenizer
-    separators = tokens._separators(tokenizer)
+    separators = word_counts._separators(tokenizer)
     wrong = WRONG_SEPARATOR[id(counter)]
     assert wrong not in separators  # measured on the tokenizer, not assumed
-    memo = tokens._WordCounts(
+    memo = word_counts.WordCounts(
         tokenizer,
         separators | {wrong},
         1000,
-        trailing_cost=tokens._trailing_cost(tokenizer),
+        trailing_cost=word_counts._trailing_cost(tokenizer),
         check_words=not counter.additive,
     )
 

@@ -9,6 +9,9 @@
 - The package has no import cycle, counting every import: module level, inside
   functions and under TYPE_CHECKING (a lazy import that closes a cycle hides a
   tangle as well as a top-level one).
+- The domain core never imports the composition side (adapters/, wiring, settings,
+  cli/); the models (`chunkwise.models`) sit below the chunker and the embedder
+  port, and the chunker sizes through its `TokenCounter` protocol alone.
 """
 
 from __future__ import annotations
@@ -23,6 +26,26 @@ PACKAGE = ROOT / "shared" / "chunkwise"
 FUNCTIONS = ROOT / "functions"
 AWS_AND_SEARCH_LIBRARIES = ("boto3", "botocore", "opensearchpy", "aws_lambda_powertools")
 NOT_SHIPPED = ("chunkwise.cli", "chunkwise.evaluation")
+#: The domain core: no I/O, and no arrow up to what composes it.
+CORE = (
+    "chunkwise.canonical",
+    "chunkwise.chunking",
+    "chunkwise.embedding",
+    "chunkwise.errors",
+    "chunkwise.extract",
+    "chunkwise.index",
+    "chunkwise.ingest",
+    "chunkwise.models",
+    "chunkwise.progress",
+    "chunkwise.schema",
+    "chunkwise.search",
+    "chunkwise.stats",
+    "chunkwise.text",
+)
+COMPOSITION = ("chunkwise.adapters", "chunkwise.wiring", "chunkwise.settings", "chunkwise.cli")
+#: Core modules that still compose adapters, until the ingest split moves them to
+#: the composition side (issue 28, item 2).
+STILL_COMPOSING = ("chunkwise.ingest.operations",)
 
 
 def module_name(path: Path) -> str:
@@ -153,6 +176,29 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def upward_imports(graph: dict[str, set[str]], exempt: tuple[str, ...] = ()) -> list[str]:
+    """Arrows from the core (the package root included) to the composition side."""
+    core = sorted(n for n in graph if (n == "chunkwise" or _inside(n, CORE)) and n not in exempt)
+    return [f"{n} -> {t}" for n in core for t in sorted(graph[n]) if _inside(t, COMPOSITION)]
+
+
+def imports_outside(
+    graph: dict[str, set[str]], package: str, allowed: tuple[str, ...]
+) -> list[str]:
+    """Arrows from `package` to anything but itself and `allowed`."""
+    return [
+        f"{n} -> {t}"
+        for n in sorted(graph)
+        if _inside(n, (package,))
+        for t in sorted(graph[n])
+        if not _inside(t, (package, *allowed))
+    ]
+
+
+def _inside(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
 # --------------------------------------------------------------------------- the rules
 
 
@@ -166,10 +212,6 @@ def test_only_adapters_import_aws_and_opensearch_libraries() -> None:
     modules = package_modules()
     assert "chunkwise.adapters.s3" in modules and "chunkwise.wiring" in modules
     assert library_violations(modules) == []
-
-
-def _inside(name: str, packages: tuple[str, ...]) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in packages)
 
 
 def test_the_shipped_modules_do_not_import_the_unshipped_ones() -> None:
@@ -192,6 +234,25 @@ def test_the_package_has_no_import_cycle() -> None:
     graph = import_graph(package_modules())
     assert "chunkwise.ingest.pipeline" in graph["chunkwise.wiring"]
     assert cycles(graph) == []
+
+
+def test_the_core_never_imports_the_composition_side() -> None:
+    modules = package_modules()
+    assert {"chunkwise.models.counter", "chunkwise.wiring.embedders"} <= set(modules)
+    assert upward_imports(import_graph(modules), exempt=STILL_COMPOSING) == []
+
+
+def test_the_models_sit_below_the_chunker_and_the_embedder_port() -> None:
+    graph = import_graph(package_modules())
+    # ids, files, the tokenizer counter and the local encoders: nothing above them
+    assert imports_outside(graph, "chunkwise.models", ("chunkwise.errors",)) == []
+    # the port names the counter it hands out, and falls back to the default model's
+    assert imports_outside(graph, "chunkwise.embedding", ("chunkwise.models.counter",)) == []
+    # the chunker sizes through its TokenCounter protocol (`chunkwise.chunk_text` fills
+    # in the default model's counter): no model, no embedder
+    below_the_chunker = ("chunkwise.canonical", "chunkwise.errors", "chunkwise.schema")
+    below_the_chunker += ("chunkwise.stats", "chunkwise.text")
+    assert imports_outside(graph, "chunkwise.chunking", below_the_chunker) == []
 
 
 # --------------------------------------------------------------------------- the checks can fail
@@ -218,3 +279,21 @@ def test_the_checks_see_a_violation(tmp_path: Path) -> None:
     ]
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_layer_checks_see_a_violation() -> None:
+    graph = {
+        "chunkwise.embedding.embed": {"chunkwise.models.counter", "chunkwise.wiring.embedders"},
+        "chunkwise.models.counter": {"chunkwise.errors", "chunkwise.chunking.sizing"},
+        "chunkwise": {"chunkwise.settings"},
+        "chunkwise.ingest.operations": {"chunkwise.adapters.s3"},
+        "chunkwise.wiring": {"chunkwise.adapters.s3"},
+    }
+    assert upward_imports(graph, exempt=STILL_COMPOSING) == [
+        "chunkwise -> chunkwise.settings",
+        "chunkwise.embedding.embed -> chunkwise.wiring.embedders",
+    ]
+    assert upward_imports(graph)[-1] == "chunkwise.ingest.operations -> chunkwise.adapters.s3"
+    assert imports_outside(graph, "chunkwise.models", ("chunkwise.errors",)) == [
+        "chunkwise.models.counter -> chunkwise.chunking.sizing"
+    ]

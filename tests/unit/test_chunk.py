@@ -13,8 +13,8 @@ import pytest
 
 from chunkwise import ChunkerConfig, chunk_text, split_sentences
 from chunkwise.chunking.chunk import ChunkingReport
-from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError, TokenizerError
+from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.schema import ChunkKind
 from tests.chunk_invariants import assert_all, assert_no_runts
 

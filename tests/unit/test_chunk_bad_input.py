@@ -12,7 +12,7 @@ Documented results (see chunkwise.chunking.blocks and chunkwise.chunking.chunk d
 from __future__ import annotations
 
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.models.counter import HFTokenCounter
 from chunkwise.schema import ChunkKind
 from tests.chunk_invariants import assert_all, assert_coverage, assert_offsets
 

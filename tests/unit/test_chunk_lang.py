@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.index.bodies import lang_fields
+from chunkwise.models.counter import HFTokenCounter
 from chunkwise.text.lang import detect_part_language
 from tests.chunk_invariants import assert_offsets
 

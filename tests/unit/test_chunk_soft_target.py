@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from chunkwise import ChunkerConfig, chunk_text
-from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.errors import ConfigError
+from chunkwise.models.counter import HFTokenCounter
 from chunkwise.schema import ChunkKind
 from tests.chunk_invariants import assert_all, assert_no_runts
 

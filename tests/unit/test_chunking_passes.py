@@ -12,7 +12,7 @@ from chunkwise.chunking.context import contextualize
 from chunkwise.chunking.model import ChunkingReport
 from chunkwise.chunking.sizing import CharCounter, TokenCounter
 from chunkwise.chunking.split import LADDER, Rung, below
-from chunkwise.chunking.tokens import HFTokenCounter
+from chunkwise.models.counter import HFTokenCounter
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MANUAL = (DATA / "manual_en.md").read_text(encoding="utf-8")

@@ -17,8 +17,9 @@ from chunkwise.adapters.bedrock import (
     CohereMultilingualV3Embedder,
     TitanV2Embedder,
 )
-from chunkwise.embedding.embed import Embedder, get_embedder
+from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import ConfigError, PermanentError, TransientError
+from chunkwise.wiring.embedders import get_embedder
 
 
 def _client() -> Any:

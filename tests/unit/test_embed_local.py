@@ -8,18 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from chunkwise.embedding.e5 import E5Embedder
-from chunkwise.embedding.embed import (
-    MINILM_NAME,
-    Embedder,
-    EmbedderInfo,
-    MiniLMEmbedder,
-    _erf,
-    default_embedder,
-    get_embedder,
-    minilm_embedder,
-)
+from chunkwise.embedding.embed import Embedder, EmbedderInfo
 from chunkwise.errors import ConfigError, TokenizerError
+from chunkwise.models.bert import _erf
+from chunkwise.models.e5 import E5Embedder
+from chunkwise.models.local import default_embedder, minilm_embedder
+from chunkwise.models.minilm import MINILM_NAME, MiniLMEmbedder
+from chunkwise.wiring.embedders import get_embedder
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ def test_a_model_without_the_optional_capabilities_is_still_an_embedder() -> Non
 
 def test_e5_has_every_capability_and_its_query_tokens_include_the_prefix() -> None:
     pytest.importorskip("tokenizers")
-    from chunkwise.embedding.e5 import E5Embedder
+    from chunkwise.models.e5 import E5Embedder
 
     e5 = E5Embedder()
     assert isinstance(e5, SizedEmbedder) and isinstance(e5, QueryPrefixed)

@@ -10,7 +10,6 @@ import pytest
 
 from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import GenerationError, OpenSearchIndex
-from chunkwise.embedding.embed import default_embedder, minilm_embedder
 from chunkwise.index.bodies import (
     GenerationModel,
     IndexNames,
@@ -19,6 +18,7 @@ from chunkwise.index.bodies import (
     model_mismatch,
 )
 from chunkwise.ingest.revisions import Loaded
+from chunkwise.models.local import default_embedder, minilm_embedder
 from tests.fakes.index import make_chunks
 
 E5 = GenerationModel.of(default_embedder())

@@ -25,8 +25,8 @@ import pytest
 
 from chunkwise import chunk_text
 from chunkwise.chunking.config import ChunkerConfig
-from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.extract import extract
+from chunkwise.models.counter import HFTokenCounter
 
 pytest.importorskip("pdfplumber")
 pytest.importorskip("docx")

@@ -442,8 +442,8 @@ def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
 def test_model_path_setting_points_the_tokenizer_at_a_layer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from chunkwise.chunking.tokens import configure_default_model, default_tokenizer_path
     from chunkwise.errors import ConfigError
+    from chunkwise.models.files import default_tokenizer_path
     from chunkwise.settings import EmbedderSettings, load_settings
 
     monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(tmp_path / "missing"))
@@ -451,11 +451,9 @@ def test_model_path_setting_points_the_tokenizer_at_a_layer(
         load_settings(EmbedderSettings)
     packaged = default_tokenizer_path()
     monkeypatch.setenv("CHUNKWISE_MODEL_PATH", str(packaged))
-    try:
-        assert load_settings(EmbedderSettings).model_path == packaged
-        assert default_tokenizer_path() == packaged
-    finally:
-        configure_default_model(None)
+    settings = load_settings(EmbedderSettings)
+    assert settings.model_path == packaged
+    assert default_tokenizer_path(settings.model_path) == packaged
 
 
 @pytest.mark.parametrize(

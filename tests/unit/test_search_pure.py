@@ -259,3 +259,21 @@ def test_server_fused_ties_come_back_in_one_order_whatever_the_engine_returned()
     assert orders == [["e:r1:3", "d:r2:0", "d:r2:1"]] * 3
     bm25 = hits_from_response({"hits": {"hits": [second, first]}}, "bm25")
     assert [(h.id, h.score.bm25_rank) for h in bm25] == [("d:r2:0", 1), ("d:r2:1", 2)]
+
+
+def test_client_and_server_fusion_break_ties_the_same_way() -> None:
+    """Two chunks of one document, ranked (1, 2) and (2, 1) by BM25 and k-NN, tie in
+    RRF. Fused client-side (the cluster lacks neural-search) or by the cluster's
+    pipeline, they must come back in the same order: the earlier chunk first, even
+    where the ids sort the other way."""
+    lm = "2025-01-01T00:00:00Z"
+    later = _raw("a", 7.0, _src("d", "r", lm, 10, 20, i=1))  # id sorts first
+    earlier = _raw("b", 6.0, _src("d", "r", lm, 0, 10, i=0))
+    client = fuse_client_side([later, earlier], [earlier, later])
+    assert client[0].score.fused == client[1].score.fused  # a real tie
+    tied = client[0].score.fused
+    server = hits_from_response(
+        {"hits": {"hits": [{**later, "_score": tied}, {**earlier, "_score": tied}]}},
+        "rrf-server",
+    )
+    assert [h.id for h in client] == [h.id for h in server] == ["b", "a"]

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from chunkwise.text.breaks import icu_boundaries
 from chunkwise.text.segment import (
-    _icu_boundaries,
     grapheme_boundaries,
     raw_sentence_boundaries,
     split_sentences,
@@ -337,7 +337,7 @@ def test_glued_terminator_is_not_a_break() -> None:
     ["plain ascii text.", "a\r\nb\r\n\r\n\rc\n", "\r\n", "x\r", "\nend\r\n", "tab\there\x00"],
 )
 def test_grapheme_ascii_fast_path_matches_icu(text: str) -> None:
-    assert grapheme_boundaries(text) == _icu_boundaries("character", "", text)
+    assert grapheme_boundaries(text) == icu_boundaries("character", "", text)
 
 
 def test_suppression_rules_only_remove_icu_boundaries() -> None:
@@ -458,7 +458,7 @@ def test_word_boundary_never_inside_spacing_mark_cluster() -> None:
     # SpacingMark that the grapheme rules attach to the ":"); found by hypothesis.
     text = ":\u0e33"
     assert grapheme_boundaries(text) == [0, 2]
-    assert 1 in _icu_boundaries("word", "en", text)
+    assert 1 in icu_boundaries("word", "en", text)
     assert word_boundaries(text, "en") == [0, 2]
 
 

@@ -10,18 +10,11 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
-from chunkwise.chunking import tokens
-from chunkwise.chunking.tokens import (
-    DEFAULT_MODEL,
-    MINILM,
-    HFTokenCounter,
-    configure_default_model,
-    default_tokenizer_path,
-    load_counter,
-    load_tokenizer_json,
-    model_tokenizer_path,
-)
 from chunkwise.errors import TokenizerError
+from chunkwise.models import word_counts
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.files import default_tokenizer_path, load_tokenizer_json, model_tokenizer_path
+from chunkwise.models.registry import DEFAULT_MODEL, MINILM, ModelTokenizer
 
 
 def test_counts_are_not_truncated_at_the_packaged_128_tokens() -> None:
@@ -50,13 +43,11 @@ def test_bert_tokenizer_is_marked_additive() -> None:
 def test_configured_model_directory_is_used(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").write_text(load_tokenizer_json(default_tokenizer_path()))
     packaged = load_counter().count("Übergrößen im Oktober")
-    try:
-        configure_default_model(tmp_path)
-        assert default_tokenizer_path() == tmp_path
-        assert load_counter().count("Übergrößen im Oktober") == packaged
-        assert load_counter().prefix == "passage: "  # recognised as the model's file
-    finally:
-        configure_default_model(None)
+    assert default_tokenizer_path(tmp_path) == tmp_path
+    configured = load_counter(default_tokenizer_path(tmp_path))
+    assert configured.count("Übergrößen im Oktober") == packaged
+    assert configured.prefix == "passage: "  # recognised as the model's file
+    # Nothing is remembered: without a configured location, the installed package.
     assert default_tokenizer_path() == model_tokenizer_path(DEFAULT_MODEL)
 
 
@@ -79,12 +70,12 @@ ODD_TEXT = (
 
 def test_python_whitespace_table_is_what_str_isspace_says() -> None:
     computed = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
-    assert computed == tokens.PYTHON_WHITESPACE
+    assert computed == word_counts.PYTHON_WHITESPACE
 
 
 def test_separators_are_measured_on_the_tokenizer(minilm_counter: HFTokenCounter) -> None:
     counter = minilm_counter
-    separators = tokens._separators(counter.tokenizer)
+    separators = word_counts._separators(counter.tokenizer)
     # BERT's normaliser deletes these control characters instead of splitting there.
     assert separators.isdisjoint({"\x0b", "\x0c", "\x1c", "\x1f", "\x85"})
     assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
@@ -158,7 +149,7 @@ def test_a_tokenizer_of_another_model_is_refused(tmp_path: Path) -> None:
 
 
 def test_missing_model_package_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    missing = tokens.ModelTokenizer(**{**DEFAULT_MODEL.__dict__, "package": "no_such_pkg_x"})
+    missing = ModelTokenizer(**{**DEFAULT_MODEL.__dict__, "package": "no_such_pkg_x"})
     with pytest.raises(TokenizerError, match=r"no_such_pkg_x.*not installed"):
         load_counter(model=missing)
 
@@ -167,11 +158,11 @@ def test_sentencepiece_separators_and_trailing_space_are_measured() -> None:
     counter = load_counter(model=DEFAULT_MODEL)
     tokenizer = counter.tokenizer
     assert counter.uses_word_memo and not counter.additive
-    separators = tokens._separators(tokenizer)
+    separators = word_counts._separators(tokenizer)
     # XLM-R's normaliser deletes U+000B and U+001C and keeps U+0085 inside the word.
     assert separators.isdisjoint({"\x0b", "\x1c", "\x85"})
     assert {" ", "\t", "\n", "\r", "\xa0", "\u3000", "\u2028"} <= separators
-    assert tokens._trailing_cost(tokenizer) == 1  # "a " is "▁a" "▁"
+    assert word_counts._trailing_cost(tokenizer) == 1  # "a " is "▁a" "▁"
     texts = ["Die Pumpe läuft. ", "a\xa0\u0301b", "x\u200d", "a <s> b", "   ", ""]
     whole = [len(tokenizer.encode(t, add_special_tokens=False).ids) for t in texts]
     assert counter.count_many_plain(texts) == whole

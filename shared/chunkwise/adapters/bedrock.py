@@ -22,13 +22,14 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from chunkwise.embedding.sizes import FixedSizes
 from chunkwise.errors import ConfigError, PermanentError, TransientError
+from chunkwise.models.sizes import FixedSizes
 
 if TYPE_CHECKING:
-    from chunkwise.chunking.tokens import HFTokenCounter
+    from chunkwise.models.counter import HFTokenCounter
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 COHERE_MULTI_V3 = "cohere.embed-multilingual-v3"
@@ -49,18 +50,17 @@ _TRANSIENT_CODES = frozenset(
 CountTokens = Callable[[str], int]
 
 
-def _estimate_counter(model_id: str, max_tokens: int) -> HFTokenCounter:
+def _estimate_counter(
+    model_id: str, max_tokens: int, tokenizer_path: Path | None
+) -> HFTokenCounter:
     """MiniLM's WordPiece tokenizer (the tokenizer layer in Lambda) as the sizer of
     a Bedrock model: it splits German into more pieces than the multilingual
-    models' own tokenizers, so its estimate errs on the safe side."""
-    from chunkwise.chunking.tokens import (
-        MINILM,
-        configured_model_path,
-        load_counter,
-        model_tokenizer_path,
-    )
+    models' own tokenizers, so its estimate errs on the safe side. A configured
+    `tokenizer_path` (`CHUNKWISE_MODEL_PATH`) is used instead of the installed file."""
+    from chunkwise.models.counter import load_counter
+    from chunkwise.models.files import minilm_model_path
 
-    path = configured_model_path() or model_tokenizer_path(MINILM)
+    path = tokenizer_path or minilm_model_path()
     return load_counter(path, None, True).sizing_for(model_id, max_tokens)
 
 
@@ -96,9 +96,12 @@ def _invoke(client: Any, model_id: str, body: dict[str, Any]) -> dict[str, Any]:
 class _BedrockBase(FixedSizes):
     _name: str
 
-    def __init__(self, client: Any | None, token_counter: CountTokens | None) -> None:
+    def __init__(
+        self, client: Any | None, token_counter: CountTokens | None, tokenizer_path: Path | None
+    ) -> None:
         self._client = client
         self._counter = token_counter
+        self._tokenizer_path = tokenizer_path
 
     @property
     def languages(self) -> frozenset[str] | None:
@@ -116,7 +119,7 @@ class _BedrockBase(FixedSizes):
 
     def token_counter(self) -> HFTokenCounter:
         """The chunker's sizer for this model (an estimate, see the module doc)."""
-        return _estimate_counter(self._name, self._max_tokens)
+        return _estimate_counter(self._name, self._max_tokens, self._tokenizer_path)
 
     def count_tokens(self, text: str) -> int:
         if self._counter is None:
@@ -142,12 +145,13 @@ class TitanV2Embedder(_BedrockBase):
         client: Any | None = None,
         token_counter: CountTokens | None = None,
         max_tokens: int = 7500,
+        tokenizer_path: Path | None = None,
     ) -> None:
         if dimensions not in (256, 512, 1024):
             raise ConfigError(f"dimensions: Titan v2 supports 256, 512, 1024; got {dimensions}")
         if not 1 <= max_tokens <= 8192:
             raise ConfigError(f"max_tokens: must be in 1..8192 for Titan v2, got {max_tokens}")
-        super().__init__(client, token_counter)
+        super().__init__(client, token_counter, tokenizer_path)
         self._name = TITAN_V2
         self._dimension = dimensions
         self._normalize = normalize
@@ -181,12 +185,13 @@ class CohereMultilingualV3Embedder(_BedrockBase):
         token_counter: CountTokens | None = None,
         batch_size: int = COHERE_MAX_BATCH,
         max_tokens: int = 480,
+        tokenizer_path: Path | None = None,
     ) -> None:
         if not 1 <= batch_size <= COHERE_MAX_BATCH:
             raise ConfigError(f"batch_size: must be in 1..{COHERE_MAX_BATCH}, got {batch_size}")
         if not 1 <= max_tokens <= 512:
             raise ConfigError(f"max_tokens: must be in 1..512 for Cohere v3, got {max_tokens}")
-        super().__init__(client, token_counter)
+        super().__init__(client, token_counter, tokenizer_path)
         self._name = COHERE_MULTI_V3
         self._dimension = 1024
         self._max_tokens = max_tokens
@@ -224,8 +229,11 @@ class CohereMultilingualV3Embedder(_BedrockBase):
         return self._batch([text], "search_query")[0]
 
 
-def bedrock_embedder_from_spec(spec: str) -> TitanV2Embedder | CohereMultilingualV3Embedder:
-    """ "amazon.titan-embed-text-v2:0?dimensions=512" or "cohere.embed-multilingual-v3"."""
+def bedrock_embedder_from_spec(
+    spec: str, *, tokenizer_path: Path | None = None
+) -> TitanV2Embedder | CohereMultilingualV3Embedder:
+    """ "amazon.titan-embed-text-v2:0?dimensions=512" or "cohere.embed-multilingual-v3";
+    `tokenizer_path` is the file of the sizer's estimate (None: the installed MiniLM's)."""
     model, _, query = spec.partition("?")
     params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
     if model == TITAN_V2:
@@ -233,7 +241,7 @@ def bedrock_embedder_from_spec(spec: str) -> TitanV2Embedder | CohereMultilingua
             dims = int(params.get("dimensions", "1024"))
         except ValueError as exc:
             raise ConfigError(f"dimensions: not an integer in {spec!r}") from exc
-        return TitanV2Embedder(dims)
+        return TitanV2Embedder(dims, tokenizer_path=tokenizer_path)
     if model == COHERE_MULTI_V3:
-        return CohereMultilingualV3Embedder()
+        return CohereMultilingualV3Embedder(tokenizer_path=tokenizer_path)
     raise ConfigError(f"embedder: unsupported Bedrock model {model!r}")

@@ -43,7 +43,6 @@ from chunkwise.chunking.sizing import TokenCounter
 from chunkwise.chunking.spans import MAX_HEADING_CHARS, cap_heading
 from chunkwise.chunking.split import atomize
 from chunkwise.chunking.stamp import is_runt, stamp
-from chunkwise.chunking.tokens import load_counter
 from chunkwise.schema import Chunk
 from chunkwise.text.lang import detect_language
 
@@ -62,23 +61,23 @@ def chunk_text(
     lang: str | None = None,
     config: ChunkerConfig | None = None,
     *,
-    counter: TokenCounter | None = None,
+    counter: TokenCounter,
     report: ChunkingReport | None = None,
 ) -> list[Chunk]:
-    """Chunk canonical text. Empty or whitespace-only text gives [].
+    """Chunk canonical text, sized by `counter`. Empty or whitespace-only text gives [].
 
     `lang` None or "auto" detects the language of the document and of each of
-    its sections; `counter` defaults to the configured model's tokenizer.
+    its sections. `chunkwise.chunk_text` is this with the counter filled in (the
+    tokenizer the config names, else the default model's).
     """
     cfg = config or ChunkerConfig()
     if not text.strip():
         return []
-    sizer = counter or load_counter(cfg.tokenizer_path, cfg.max_tokens, cfg.add_special_tokens)
     auto = lang in (None, "auto")
     language = detect_language(text) if auto else str(lang)
     blocks = parse_blocks(text)
     runs = section_languages(text, blocks, language) if auto else LanguageRuns.single(language)
-    doc = Document(text, cfg, sizer, report or ChunkingReport(), runs)
+    doc = Document(text, cfg, counter, report or ChunkingReport(), runs)
     atoms = atomize(doc, plan_blocks(doc, blocks))
     drafts = coalesce_runts(doc, pack(doc, atoms))
     drafts, counts = enforce_token_cap(doc, drafts)

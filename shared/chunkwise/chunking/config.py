@@ -1,4 +1,4 @@
-"""Chunker configuration: one validated model, defaults from the seed article.
+"""Chunker configuration: one validated model and its defaults.
 
 Defaults (tune by measurement only): 1,800-character hard packing maximum with
 a soft target of 30 % of it (and of the token cap) after which a chunk closes

@@ -1,7 +1,7 @@
 """The one sizing interface: what the chunker needs to know about token counts.
 
 The chunker never depends on a concrete tokenizer. It sizes chunks through
-`TokenCounter`; the backends are `chunkwise.chunking.tokens.HFTokenCounter`
+`TokenCounter`; the backends are `chunkwise.models.counter.HFTokenCounter`
 (the embedding model's own tokenizer.json, the production sizer) and
 `CharCounter` below (one token per code point: sizing by characters, for a
 model whose tokenizer is unknown and for tests that need no tokenizer file).

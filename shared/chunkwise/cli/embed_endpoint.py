@@ -73,7 +73,7 @@ class QueryEncoder(Protocol):
 
 def local_encoder(spec: str) -> QueryEncoder:
     """The configured embedder, if it is a local model this endpoint can serve."""
-    from chunkwise.embedding.embed import get_embedder
+    from chunkwise.wiring.embedders import get_embedder
 
     if spec.startswith("bedrock:"):
         raise ConfigError(

@@ -93,8 +93,8 @@ def main_index(argv: list[str]) -> int:
             dimension = args.dimension
             model = tokenizer = ""
             if dimension is None or args.embedder:
-                from chunkwise.embedding.embed import get_embedder
                 from chunkwise.index.bodies import GenerationModel
+                from chunkwise.wiring.embedders import get_embedder
 
                 emb = get_embedder(args.embedder)
                 dimension = dimension or emb.dimension
@@ -177,8 +177,8 @@ def main_search(argv: list[str]) -> int:
         return 2
     from chunkwise.adapters.opensearch.index import connect
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.search.hybrid import SearchFilters, format_hit
+    from chunkwise.wiring.embedders import get_embedder
 
     try:
         searcher = Searcher(

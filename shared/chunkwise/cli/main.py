@@ -99,7 +99,7 @@ def model_facts() -> dict[str, str | int]:
     The one place the command line learns the model's limit from, so that a
     change of the default model changes the refusal of `--max-tokens` too.
     """
-    from chunkwise.chunking.tokens import DEFAULT_MODEL
+    from chunkwise.models.registry import DEFAULT_MODEL
 
     distribution = DEFAULT_MODEL.distribution.split("==")[0]
     return {
@@ -296,8 +296,8 @@ def main_chunk(argv: Sequence[str]) -> int:
         return args
     config = chunker_config(args)
     from chunkwise.chunking.chunk import ChunkingReport, chunk_text
-    from chunkwise.chunking.tokens import load_counter
     from chunkwise.extract import ExtractionError
+    from chunkwise.models.counter import load_counter
 
     counter = load_counter(config.tokenizer_path, config.max_tokens, config.add_special_tokens)
     rc = EXIT_OK

@@ -1,1 +1,2 @@
-"""The embedder port and the local models (multilingual-e5-small, all-MiniLM-L6-v2)."""
+"""The embedder port and its capabilities (the models behind it: `chunkwise.models`,
+`chunkwise.adapters.bedrock`)."""

@@ -1,9 +1,10 @@
 """Baseline chunkers for evaluation, by name (`chunkwise eval` configurations).
 
 - ``chunkwise``: `chunkwise.chunk_text` with the configured `ChunkerConfig`.
-- ``fixed``: seed 000's character baseline: windows of ``max_chars`` characters,
-  each starting ``overlap_chars`` before the previous end. Ignores sentences,
-  tables and headings; a cut may fall anywhere.
+- ``fixed``: the character baseline of the article "RAG chunking: preserve source
+  positions and test retrieval units": windows of ``max_chars`` characters, each
+  starting ``overlap_chars`` before the previous end. Ignores sentences, tables and
+  headings; a cut may fall anywhere.
 - ``recursive``: a recursive character splitter in the style of LangChain's
   ``RecursiveCharacterTextSplitter``: split at the first separator of
   ["\\n\\n", "\\n", ". ", " "] that occurs, recurse into pieces still too long,
@@ -27,8 +28,8 @@ from typing import Literal
 
 from chunkwise.canonical import page_anchors
 from chunkwise.chunking.config import ChunkerConfig
-from chunkwise.chunking.tokens import HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError
+from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.schema import Chunk, ChunkKind
 from chunkwise.text.offsets import byte_span
 
@@ -40,7 +41,7 @@ Span = tuple[int, int]
 
 
 def fixed_size_spans(text: str, size: int, overlap: int = 0) -> list[Span]:
-    """Seed 000's ``split_text``: [start, end) windows of ``size`` chars, ``overlap`` shared."""
+    """The ``fixed`` baseline: [start, end) windows of ``size`` chars, ``overlap`` shared."""
     if size <= 0 or not 0 <= overlap < size:
         raise ConfigError(
             "fixed baseline: require max_chars > 0 and 0 <= overlap_chars < max_chars"

@@ -31,8 +31,7 @@ from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 from chunkwise.adapters.opensearch.index import OpenSearchIndex, RetryPolicy, connect, with_retries
 from chunkwise.adapters.opensearch.search import Searcher, ensure_search_pipelines
 from chunkwise.chunking.chunk import is_runt
-from chunkwise.chunking.tokens import HFTokenCounter, load_counter
-from chunkwise.embedding.embed import Embedder, default_embedder, own_token_counter
+from chunkwise.embedding.embed import Embedder, own_token_counter
 from chunkwise.errors import ChunkwiseError
 from chunkwise.evaluation.baselines import chunk_with
 from chunkwise.evaluation.evaluate import (
@@ -60,6 +59,8 @@ from chunkwise.index.bodies import (
 )
 from chunkwise.ingest.pipeline import with_identity
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.local import default_embedder
 from chunkwise.schema import Chunk
 from chunkwise.search.hybrid import (
     Hit,

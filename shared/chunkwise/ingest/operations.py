@@ -93,16 +93,16 @@ def start_rechunk(
 ) -> tuple[str, int]:
     """Create a new generation index and enqueue one rechunk message per object."""
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.index.bodies import new_generation_id
     from chunkwise.ingest.pipeline import fan_out_rechunk
+    from chunkwise.wiring.embedders import embedder_for
 
     if not settings.queue_url:
         from chunkwise.errors import ConfigError
 
         raise ConfigError("CHUNKWISE_QUEUE_URL: the re-chunk fan-out needs the ingest queue")
     client = os_client or opensearch_client(settings)
-    emb = embedder or get_embedder(settings.embedder)
+    emb = embedder or embedder_for(settings)
     gen = generation or new_generation_id()
     OpenSearchIndex(client, settings.names).create_generation(
         gen,

@@ -80,9 +80,9 @@ from chunkwise.stats import percentiles
 
 if TYPE_CHECKING:
     from chunkwise.chunking.config import ChunkerConfig
-    from chunkwise.chunking.tokens import HFTokenCounter
     from chunkwise.embedding.embed import Embedder
     from chunkwise.extract import ExtractLimits, OcrPort
+    from chunkwise.models.counter import HFTokenCounter
 
 log = logging.getLogger("chunkwise.pipeline")
 

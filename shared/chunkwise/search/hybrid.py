@@ -8,7 +8,10 @@ and one row matching both outranks a paragraph that only talks about the
 columns); k-NN over ``embedding``
 (Lucene HNSW, cosine). The two ranked lists are fused by reciprocal rank
 fusion (k=60), server-side by a search pipeline when the cluster has
-neural-search, otherwise client-side with `rrf` below: the same formula.
+neural-search, otherwise client-side with `rrf` below: the same formula, and
+the same order of equal scores (`tie_key`: the earlier chunk, then the id), so
+the cluster's plugins never change which of two tied hits comes first. Every
+raw hit becomes a `Hit` in one place, `build_hit`.
 
 Every result list then goes through `postprocess`: keep only the newest
 revision of each document present in the list (S3 last-modified, then version
@@ -311,30 +314,8 @@ class Hit(BaseModel):
         return self.citation.revision
 
 
-def hit_from_source(
-    _id: str, src: Mapping[str, Any], score: ScoreBreakdown, *, with_text: bool = False
-) -> Hit:
-    return Hit(
-        id=_id,
-        doc_id=str(src.get("doc_id", "")),
-        chunk_index=int(src.get("chunk_index", 0)),
-        last_modified=src.get("last_modified"),
-        kind=str(src.get("kind", "")),
-        lang=str(src.get("lang", "")),
-        citation=Citation(
-            key=str(src.get("source_key", "")),
-            revision=str(src.get("revision", "")),
-            page_start=src.get("page_start"),
-            page_end=src.get("page_end"),
-            start=int(src.get("start", 0)),
-            end=int(src.get("end", 0)),
-            heading_path=list(src.get("heading_path") or []),
-            body=str(src.get("body", "")),
-        ),
-        score=score,
-        text=str(src.get("text", "")) if with_text else "",
-        state=str(src.get("state", "")),
-    )
+RawHit = Mapping[str, Any]  # one element of response["hits"]["hits"]
+Ranked = tuple[float, int]  # one retriever's score and 1-based rank of a hit
 
 
 def rrf(ranked_lists: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
@@ -350,112 +331,109 @@ def rrf(ranked_lists: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, floa
     return scores
 
 
-RawHit = Mapping[str, Any]  # one element of response["hits"]["hits"]
+def tie_key(score: float, raw: RawHit) -> tuple[float, int, str]:
+    """The one order of results, whichever side fused them: best score first; equal
+    scores by the earlier chunk, then id.
+
+    Equal scores are common in RRF: a chunk ranked (1, 2) by BM25 and k-NN and its
+    neighbour ranked (2, 1) get exactly the same fused score. The cluster returns
+    such ties in an order that depends on the index's internal document numbers,
+    which differ from one ingest to the next, and client-side fusion has no order
+    of its own; both paths sort by this key, so the same index contents answer in
+    the same order whether or not the cluster has neural-search. The earlier chunk
+    of a document is the one that opens its section or table (and carries the
+    context the later ones repeat), so it is the better citation when nothing else
+    tells the two apart; the id only makes the order total.
+    """
+    return (-score, int((raw.get("_source") or {}).get("chunk_index", 0)), str(raw["_id"]))
+
+
+def tie_order(raw_hits: Iterable[RawHit]) -> list[RawHit]:
+    """Raw hits by their own score, best first, ties by `tie_key`."""
+    return sorted(raw_hits, key=lambda h: tie_key(_raw_score(h), h))
+
+
+def _raw_score(raw: RawHit) -> float:
+    return float(raw.get("_score") or 0.0)
+
+
+def build_hit(
+    raw: RawHit, fused: float, fusion: str, bm25: Ranked | None = None, knn: Ranked | None = None
+) -> Hit:
+    """The one place a raw OpenSearch hit becomes a `Hit`, with its score breakdown."""
+    src: Mapping[str, Any] = raw["_source"]
+    return Hit(
+        id=str(raw["_id"]),
+        doc_id=str(src.get("doc_id", "")),
+        chunk_index=int(src.get("chunk_index", 0)),
+        last_modified=src.get("last_modified"),
+        kind=str(src.get("kind", "")),
+        lang=str(src.get("lang", "")),
+        citation=Citation(
+            key=str(src.get("source_key", "")),
+            revision=str(src.get("revision", "")),
+            page_start=src.get("page_start"),
+            page_end=src.get("page_end"),
+            start=int(src.get("start", 0)),
+            end=int(src.get("end", 0)),
+            heading_path=list(src.get("heading_path") or []),
+            body=str(src.get("body", "")),
+        ),
+        score=ScoreBreakdown(
+            fused=fused,
+            fusion=fusion,
+            bm25=bm25[0] if bm25 else None,
+            bm25_rank=bm25[1] if bm25 else None,
+            knn=knn[0] if knn else None,
+            knn_rank=knn[1] if knn else None,
+        ),
+        state=str(src.get("state", "")),
+    )
+
+
+def _ranks(raw_hits: Sequence[RawHit]) -> dict[str, Ranked]:
+    """Each id's score and rank in one retriever's list (its first occurrence)."""
+    ranks: dict[str, Ranked] = {}
+    for rank, h in enumerate(raw_hits, start=1):
+        ranks.setdefault(str(h["_id"]), (_raw_score(h), rank))
+    return ranks
 
 
 def fuse_client_side(
     bm25_hits: Sequence[RawHit], knn_hits: Sequence[RawHit], k: int = RRF_K
 ) -> list[Hit]:
     """RRF of two raw OpenSearch hit lists into Hits with the full score breakdown."""
-    bm25_ids = [str(h["_id"]) for h in bm25_hits]
-    knn_ids = [str(h["_id"]) for h in knn_hits]
-    fused = rrf([bm25_ids, knn_ids], k)
-    src: dict[str, RawHit] = {}
-    b_score: dict[str, tuple[float, int]] = {}
-    k_score: dict[str, tuple[float, int]] = {}
-    for rank, h in enumerate(bm25_hits, start=1):
-        b_score.setdefault(str(h["_id"]), (float(h.get("_score") or 0.0), rank))
-        src.setdefault(str(h["_id"]), h)
-    for rank, h in enumerate(knn_hits, start=1):
-        k_score.setdefault(str(h["_id"]), (float(h.get("_score") or 0.0), rank))
-        src.setdefault(str(h["_id"]), h)
-    # Ties broken deterministically by best single rank, then id.
-    order = sorted(
-        fused,
-        key=lambda d: (
-            -fused[d],
-            min(b_score.get(d, (0.0, 10**9))[1], k_score.get(d, (0.0, 10**9))[1]),
-            d,
-        ),
-    )
-    out: list[Hit] = []
-    for d in order:
-        b = b_score.get(d)
-        kn = k_score.get(d)
-        out.append(
-            hit_from_source(
-                d,
-                src[d]["_source"],
-                ScoreBreakdown(
-                    fused=fused[d],
-                    fusion="rrf-client",
-                    bm25=b[0] if b else None,
-                    bm25_rank=b[1] if b else None,
-                    knn=kn[0] if kn else None,
-                    knn_rank=kn[1] if kn else None,
-                ),
-            )
-        )
-    return out
-
-
-def tie_order(raw_hits: Iterable[RawHit]) -> list[RawHit]:
-    """Raw hits by score (best first); equal scores by the earlier chunk, then id.
-
-    The earlier chunk of a document is the one that opens its section or table
-    (and carries the context the later ones repeat), so it is the better
-    citation when nothing else tells the two apart; the id only makes the order
-    total.
-    """
-    return sorted(
-        raw_hits,
-        key=lambda h: (
-            -float(h.get("_score") or 0.0),
-            int((h.get("_source") or {}).get("chunk_index", 0)),
-            str(h["_id"]),
-        ),
-    )
+    fused = rrf([[str(h["_id"]) for h in hits] for hits in (bm25_hits, knn_hits)], k)
+    raws: dict[str, RawHit] = {}
+    for h in (*bm25_hits, *knn_hits):
+        raws.setdefault(str(h["_id"]), h)
+    bm25, knn = _ranks(bm25_hits), _ranks(knn_hits)
+    order = sorted(fused, key=lambda d: tie_key(fused[d], raws[d]))
+    return [build_hit(raws[d], fused[d], "rrf-client", bm25.get(d), knn.get(d)) for d in order]
 
 
 def hits_from_response(
     response: Mapping[str, Any],
     fusion: str,
     *,
-    bm25_ranks: Mapping[str, tuple[float, int]] | None = None,
-    knn_ranks: Mapping[str, tuple[float, int]] | None = None,
+    bm25_ranks: Mapping[str, Ranked] | None = None,
+    knn_ranks: Mapping[str, Ranked] | None = None,
 ) -> list[Hit]:
-    """Hits of a single (server-fused or single-retriever) response, ties in a fixed order.
+    """Hits of a single (server-fused or single-retriever) response, ties by `tie_key`.
 
-    Equal scores are common in RRF: a chunk ranked (1, 2) by BM25 and k-NN and
-    its neighbour ranked (2, 1) get exactly the same fused score, and OpenSearch
-    returns such ties in an order that depends on the index's internal document
-    numbers, which differ from one ingest to the next. `tie_order` makes the same
-    index contents always answer in the same order.
+    A single-retriever response ("bm25", "knn") is that retriever's ranking, so each
+    hit's own score and position fill its side of the breakdown.
     """
     out: list[Hit] = []
-    for h in tie_order(response.get("hits", {}).get("hits", [])):
-        d = str(h["_id"])
-        score = float(h.get("_score") or 0.0)
+    for rank, h in enumerate(tie_order(response.get("hits", {}).get("hits", [])), start=1):
+        d, score = str(h["_id"]), _raw_score(h)
         b = (bm25_ranks or {}).get(d)
         kn = (knn_ranks or {}).get(d)
         if fusion == "bm25" and b is None:
-            b = (score, len(out) + 1)
+            b = (score, rank)
         if fusion == "knn" and kn is None:
-            kn = (score, len(out) + 1)
-        out.append(
-            hit_from_source(
-                d,
-                h["_source"],
-                ScoreBreakdown(
-                    fused=score,
-                    fusion=fusion,
-                    bm25=b[0] if b else None,
-                    bm25_rank=b[1] if b else None,
-                    knn=kn[0] if kn else None,
-                    knn_rank=kn[1] if kn else None,
-                ),
-            )
-        )
+            kn = (score, rank)
+        out.append(build_hit(h, score, fusion, b, kn))
     return out
 
 

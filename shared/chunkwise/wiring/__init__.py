@@ -2,6 +2,8 @@
 
 - `opensearch_client` / `opensearch_index`: the configured cluster and index adapter
 - `build_pipeline`: the production pipeline (S3 bucket, OpenSearch, the embedder)
+- `embedders.get_embedder` / `embedders.embedder_for`: the embedder a spec string or a
+  function's settings name (the local models or Bedrock)
 - `ensure_index`, `setup_*_query_model`: what the admin function and `chunkwise local
   up` run once (index template, first generation, aliases, search pipelines, the
   cluster's query model)
@@ -19,6 +21,7 @@ from chunkwise.adapters.boto import boto_client
 from chunkwise.adapters.s3 import S3Bucket
 from chunkwise.index.bodies import GenerationModel
 from chunkwise.ingest.pipeline import Pipeline
+from chunkwise.wiring.embedders import embedder_for
 
 if TYPE_CHECKING:
     from chunkwise.adapters.opensearch.client import Client
@@ -65,7 +68,6 @@ def build_pipeline(
     embedder: Embedder | None = None,
 ) -> Pipeline:
     """The production pipeline: boto3 S3, OpenSearch, the configured embedder."""
-    from chunkwise.embedding.embed import get_embedder
 
     config = settings.pipeline_config()
     client = os_client or opensearch_client(settings)
@@ -73,7 +75,7 @@ def build_pipeline(
     from chunkwise.adapters.opensearch.heads import OpenSearchSwitchIndex
 
     indexes: dict[str | None, OpenSearchSwitchIndex] = {}
-    emb = embedder or get_embedder(settings.embedder)
+    emb = embedder or embedder_for(settings)
     model = GenerationModel.of(emb)
 
     def index_for(generation: str | None) -> OpenSearchSwitchIndex:
@@ -116,12 +118,11 @@ def ensure_index(
     """
     from chunkwise.adapters.opensearch.index import OpenSearchIndex
     from chunkwise.adapters.opensearch.search import ensure_search_pipelines
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.index.bodies import model_mismatch, new_generation_id
 
     client = client or opensearch_client(settings)
     names = settings.names
-    emb = embedder or get_embedder(settings.embedder)
+    emb = embedder or embedder_for(settings)
     ix = OpenSearchIndex(client, names)
     # The same settings + mapping for every generation of this prefix.
     ix.ensure_template()
@@ -227,11 +228,10 @@ def setup_bedrock_query_model(
     settings: AdminSettings, *, client: Client | None = None, embedder: Embedder | None = None
 ) -> dict[str, str]:
     """AWS: the Bedrock connector for the model ingestion uses, then `setup_query_model`."""
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.errors import ConfigError
     from chunkwise.search.query_model import bedrock_connector_body
 
-    emb = embedder or get_embedder(settings.embedder)
+    emb = embedder or embedder_for(settings)
     if not settings.embedder.startswith("bedrock:"):
         raise ConfigError(f"CHUNKWISE_EMBEDDER {settings.embedder!r} is not a Bedrock model")
     if not settings.query_connector_role_arn:
@@ -253,9 +253,8 @@ def setup_local_query_model(
     embedder: Embedder | None = None,
 ) -> dict[str, str]:
     """Local node: the connector to chunkwise's loopback endpoint, then `setup_query_model`."""
-    from chunkwise.embedding.embed import get_embedder
     from chunkwise.search.query_model import local_connector_body
 
-    spec = query_model_spec(embedder or get_embedder(settings.embedder))
+    spec = query_model_spec(embedder or embedder_for(settings))
     connector = local_connector_body(spec, endpoint_url)
     return setup_query_model(settings, connector, spec, client=client)

@@ -266,6 +266,7 @@ _SHEET_LIMITS = (
     "max_cell_chars",
     "max_sheets",
 )
+_SLIDE_LIMITS = ("max_pages", "max_table_rows", "max_table_columns", "max_cell_chars")
 _ZIP_LIMITS = (
     "max_zip_members",
     "max_member_bytes",
@@ -327,8 +328,9 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".pptx",),
         mime_types=(_OOXML_MIME + "presentationml.presentation",),
         rule=ZipRule((_OOXML, "ppt/")),
-        reader=None,
-        refusal=f"{_NOT_YET}; {_CONVERT.format('pdf')}",
+        reader=".pptx:read_pptx",
+        libraries=("python-pptx", "lxml"),
+        limits=_ZIP_LIMITS + _SLIDE_LIMITS,
     ),
     FormatSpec(
         DocFormat.ODT,

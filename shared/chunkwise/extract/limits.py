@@ -20,7 +20,7 @@ class ExtractLimits(BaseModel):
     max_bytes: int = Field(default=100 * MIB, gt=0, description="size of the input object")
     max_text_bytes: int = Field(default=20 * MIB, gt=0, description="plain text / markdown input")
     max_html_bytes: int = Field(default=20 * MIB, gt=0, description="HTML input")
-    max_pages: int = Field(default=2000, gt=0, description="PDF pages")
+    max_pages: int = Field(default=2000, gt=0, description="PDF pages; slides of a deck")
     max_zip_members: int = Field(
         default=2000, gt=0, description="entries in a ZIP container (DOCX, XLSX, ODF, EPUB)"
     )

@@ -89,6 +89,22 @@ class SheetInfo(BaseModel):
     images: int = Field(default=0, ge=0, description="pictures on the sheet (not read)")
 
 
+class SlideInfo(BaseModel):
+    """One slide of a deck: what was read and what was only counted."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int = Field(ge=1, description="the slide's number in the deck, hidden ones counted")
+    title: str = ""
+    read: bool = Field(description="False: a hidden slide, not in the text")
+    tables: int = Field(default=0, ge=0)
+    notes: bool = Field(default=False, description="speaker notes read (under #### Notes)")
+    charts: int = Field(default=0, ge=0, description="charts (not read)")
+    images: int = Field(default=0, ge=0, description="pictures (not read)")
+    media: int = Field(default=0, ge=0, description="audio and video (not read)")
+    other: int = Field(default=0, ge=0, description="other objects: OLE, diagrams (not read)")
+
+
 class ExtractionReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -112,6 +128,7 @@ class ExtractionReport(BaseModel):
         description="PDF pages read by PDFium (no vector paths) and by pdfplumber (tables)",
     )
     sheets: list[SheetInfo] = Field(default_factory=list, description="spreadsheets")
+    slides: list[SlideInfo] = Field(default_factory=list, description="slide decks")
     dialect: str | None = Field(
         default=None, description="CSV/TSV: delimiter, quote character and header row found"
     )

@@ -279,3 +279,26 @@ def test_every_row_chunk_of_a_long_sheet_carries_its_header(counter: HFTokenCoun
     chunks = chunk_text(result.text, lang="auto", counter=counter)
     assert len(chunks) > 5
     assert all(c.table_header.startswith("| Artikelnummer | Bezeichnung | Preis |") for c in chunks)
+
+
+def test_a_sheet_named_like_a_page_is_not_a_page_anchor() -> None:
+    from chunkwise.canonical import page_anchors
+
+    def build(wb: Any) -> None:
+        wb.active.title = "Seite 2"
+        wb.active.append(["a", "b"])
+        wb.active.append(["x", 1])
+
+    result = extract(workbook(build), filename="s.xlsx")
+    assert result.text.startswith("# Seite 2 (sheet)\n")
+    assert page_anchors(result.text) == []
+
+
+def test_time_budget_is_checked_while_rows_are_read() -> None:
+    def build(wb: Any) -> None:
+        for i in range(25_000):
+            wb.active.append([f"r{i}", i])
+
+    with pytest.raises(LimitExceeded) as e:
+        extract(workbook(build), filename="t.xlsx", limits=ExtractLimits(max_seconds=1e-6))
+    assert e.value.limit == "max_seconds"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from chunkwise.canonical import escape_paragraph
+from chunkwise.canonical import escape_paragraph, page_number
 
 from .errors import EmptyDocument
 from .formats import ReadContext
@@ -145,10 +145,17 @@ def _merged_blocks(blocks: list[_Block]) -> list[_Block]:
     return out
 
 
+def sheet_title(name: str) -> str:
+    """A sheet's heading text; a name that reads as a page anchor ("Seite 2") gets
+    "(sheet)", so the chunker does not take it for a PDF page."""
+    title = LAYOUT_SPACE.sub(" ", name).strip() or "Sheet"
+    return f"{title} (sheet)" if page_number(title) is not None else title
+
+
 def sheet_section(sheet: SheetCells) -> SheetText:
     """``# name`` and the sheet's blocks, with TableInfo offsets into this text."""
     texts, numeric = _dense(sheet)
-    parts = [f"# {LAYOUT_SPACE.sub(' ', sheet.name).strip() or 'Sheet'}"]
+    parts = [f"# {sheet_title(sheet.name)}"]
     offset = len(parts[0]) + 2
     tables: list[TableInfo] = []
     notes: list[str] = []

@@ -45,6 +45,9 @@ class SheetCells:
             self.cells[(row, col)] = (text, numeric)
 
 
+_MAX_DEPTH = 4
+
+
 @dataclass
 class _Block:
     rows: list[list[str]]
@@ -109,20 +112,23 @@ def _runs(flags: list[bool]) -> list[tuple[int, int]]:
     return out
 
 
-def _blocks(texts: list[list[str]], numeric: list[list[bool]]) -> list[_Block]:
+def _blocks(
+    texts: list[list[str]], numeric: list[list[bool]], left: int = 0, depth: int = 0
+) -> list[_Block]:
+    """Cut at empty rows into bands, each band at empty columns into blocks, and each
+    block again (a shorter table beside a longer one leaves empty rows in its columns)."""
     out = []
     for top, bottom in _runs([any(c.strip() for c in row) for row in texts]):
-        band = texts[top:bottom]
+        band, flags = texts[top:bottom], numeric[top:bottom]
         used = [any(row[c].strip() for row in band) for c in range(len(band[0]))]
-        for left, right in _runs(used):
-            out.append(
-                _Block(
-                    [row[left:right] for row in band],
-                    [row[left:right] for row in numeric[top:bottom]],
-                    left,
-                    right,
-                )
-            )
+        for start, end in _runs(used):
+            rows = [row[start:end] for row in band]
+            marks = [row[start:end] for row in flags]
+            inner = [any(c.strip() for c in row) for row in rows]
+            if not all(inner) and depth < _MAX_DEPTH:
+                out.extend(_blocks(rows, marks, left + start, depth + 1))
+            else:
+                out.append(_Block(rows, marks, left + start, left + end))
     return out
 
 

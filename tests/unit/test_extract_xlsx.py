@@ -87,7 +87,9 @@ def test_english_workbook_keeps_english_separators() -> None:
 def test_cached_formula_values_not_formulas() -> None:
     """openpyxl writes no cached values; a real office file has them (LibreOffice's .xls)."""
     data = workbook(lambda wb: wb.active.append(["a", "b", "=A1&B1"]))
-    assert "=A1" not in extract(data, filename="f.xlsx").text
+    result = extract(data, filename="f.xlsx")
+    assert "=A1" not in result.text
+    assert any("1 formula cell(s) without a stored result" in w for w in result.report.warnings)
     xls = extract((DATA / "preise_de.libreoffice.xls").read_bytes(), filename="p.xls")
     assert xls.report.format is DocFormat.XLS
 
@@ -279,3 +281,54 @@ def test_every_row_chunk_of_a_long_sheet_carries_its_header(counter: HFTokenCoun
     chunks = chunk_text(result.text, lang="auto", counter=counter)
     assert len(chunks) > 5
     assert all(c.table_header.startswith("| Artikelnummer | Bezeichnung | Preis |") for c in chunks)
+
+
+def test_a_sheet_named_like_a_page_is_not_a_page_anchor() -> None:
+    from chunkwise.canonical import page_anchors
+
+    def build(wb: Any) -> None:
+        wb.active.title = "Seite 2"
+        wb.active.append(["a", "b"])
+        wb.active.append(["x", 1])
+
+    result = extract(workbook(build), filename="s.xlsx")
+    assert result.text.startswith("# Seite 2 (sheet)\n")
+    assert page_anchors(result.text) == []
+
+
+def test_time_budget_is_checked_while_rows_are_read() -> None:
+    def build(wb: Any) -> None:
+        for i in range(25_000):
+            wb.active.append([f"r{i}", i])
+
+    with pytest.raises(LimitExceeded) as e:
+        extract(workbook(build), filename="t.xlsx", limits=ExtractLimits(max_seconds=1e-6))
+    assert e.value.limit == "max_seconds"
+
+
+def test_a_shorter_table_beside_a_longer_one_has_no_empty_rows() -> None:
+    def build(wb: Any) -> None:
+        ws = wb.active
+        ws.append(["Monat", "Umsatz", None, "Region", "Anteil"])
+        ws.append(["Jan", 1, None, "Nord", 0.5])
+        for month, value in (("Feb", 2), ("Mär", 3), ("Apr", -4)):
+            ws.append([month, value])
+
+    result = extract(workbook(build), filename="t.xlsx")
+    assert "|  |  |" not in result.text
+    assert [t.rows for t in result.report.tables] == [4, 1]
+    assert "| Apr | -4 |" in result.text  # General shows one minus sign
+
+
+def test_a_title_merged_across_the_table_is_its_caption() -> None:
+    def build(wb: Any) -> None:
+        ws = wb.active
+        ws.append(["Leseliste"])
+        ws.merge_cells("A1:C1")
+        ws.append(["#", "Titel", "Jahr"])
+        ws.append(["1", "Der Hund der Baskervilles", "1902"])  # numbers stored as text
+        ws.append(["2", "Eine kurze Geschichte der Zeit", "1988"])
+
+    result = extract(workbook(build), filename="t.xlsx")
+    assert "**Leseliste**\n\n| # | Titel | Jahr |\n" in result.text
+    assert result.report.tables[0].caption == "**Leseliste**"

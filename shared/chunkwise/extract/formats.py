@@ -101,10 +101,10 @@ class ReadContext:
     container: ZipContainer | None = None
 
     def check_time(self, stage: str) -> None:
-        if time.monotonic() > self.deadline:
-            raise LimitExceeded(
-                "max_seconds", self.limits.max_seconds, round(self.limits.max_seconds, 3), stage
-            )
+        now = time.monotonic()
+        if now > self.deadline:
+            spent = now - (self.deadline - self.limits.max_seconds)
+            raise LimitExceeded("max_seconds", self.limits.max_seconds, round(spent, 3), stage)
 
 
 class Reader(Protocol):

@@ -14,8 +14,9 @@ repeated by a merge (spreadsheets). Several header rows become the one header
 line, column by column, joined with " / " (`tables.combine_header_rows`, as
 for DOCX and HTML), so every row chunk carries all of it.
 
-A title: leading rows with one cell of text over a table of three or more
-columns ("Preisliste 2024" above the header) become the table's caption.
+A title: leading rows with one text over a table of three or more columns, in
+one cell or merged across the whole table ("Preisliste 2024" above the header),
+become the table's caption.
 """
 
 from __future__ import annotations
@@ -96,12 +97,16 @@ def _is_group_row(row: list[str]) -> bool:
 
 
 def _title_rows(grid: Grid, width: int) -> int:
+    """Leading rows that hold one text: in one cell, or merged across the table."""
     if width < 3:
         return 0
     n = 0
     while n < min(MAX_TITLE_ROWS, len(grid.rows) - 1):
-        filled = [c for c in grid.rows[n] if c.strip()]
-        if len(filled) != 1 or grid.numeric[n][grid.rows[n].index(filled[0])]:
+        cells = zip(grid.rows[n], grid.numeric[n], strict=True)
+        filled = [(c.strip(), f) for c, f in cells if c.strip()]
+        if not filled or any(f for _, f in filled) or len({c for c, _ in filled}) != 1:
+            break
+        if len(filled) not in (1, width):
             break
         n += 1
     return n
@@ -148,7 +153,7 @@ def _fill_group_labels(rows: list[list[str]]) -> list[list[str]]:
 def table_shape(grid: Grid, width: int) -> TableShape:
     """Caption, header line and first data row of a grid ``width`` columns wide."""
     titles = _title_rows(grid, width)
-    caption = " ".join(next(c for c in grid.rows[i] if c.strip()) for i in range(titles))
+    caption = " ".join(next(c.strip() for c in grid.rows[i] if c.strip()) for i in range(titles))
     count = _header_count(grid, titles) if titles < len(grid.rows) else 0
     if count == 0:
         header = [f"Column {i}" for i in range(1, width + 1)]

@@ -266,7 +266,7 @@ def _format_number(value: float, section: str, loc: NumberLocale) -> str:
     parts = _literal_parts(section)
     kind, percents, pattern, start, end = plan or ("text", 0, "", 0, 0)
     if kind == "general":
-        return _general(value, loc)
+        return _general(abs(value), loc)  # the sign is the caller's
     if kind == "text":
         return "".join(text for _, text in parts)
     value *= 100**percents

@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from chunkwise.canonical import escape_paragraph
+from chunkwise.canonical import escape_paragraph, page_number
 
 from .errors import EmptyDocument
 from .formats import ReadContext
@@ -43,6 +43,9 @@ class SheetCells:
     def put(self, row: int, col: int, text: str, numeric: bool) -> None:
         if text.strip():
             self.cells[(row, col)] = (text, numeric)
+
+
+_MAX_DEPTH = 4
 
 
 @dataclass
@@ -109,20 +112,23 @@ def _runs(flags: list[bool]) -> list[tuple[int, int]]:
     return out
 
 
-def _blocks(texts: list[list[str]], numeric: list[list[bool]]) -> list[_Block]:
+def _blocks(
+    texts: list[list[str]], numeric: list[list[bool]], left: int = 0, depth: int = 0
+) -> list[_Block]:
+    """Cut at empty rows into bands, each band at empty columns into blocks, and each
+    block again (a shorter table beside a longer one leaves empty rows in its columns)."""
     out = []
     for top, bottom in _runs([any(c.strip() for c in row) for row in texts]):
-        band = texts[top:bottom]
+        band, flags = texts[top:bottom], numeric[top:bottom]
         used = [any(row[c].strip() for row in band) for c in range(len(band[0]))]
-        for left, right in _runs(used):
-            out.append(
-                _Block(
-                    [row[left:right] for row in band],
-                    [row[left:right] for row in numeric[top:bottom]],
-                    left,
-                    right,
-                )
-            )
+        for start, end in _runs(used):
+            rows = [row[start:end] for row in band]
+            marks = [row[start:end] for row in flags]
+            inner = [any(c.strip() for c in row) for row in rows]
+            if not all(inner) and depth < _MAX_DEPTH:
+                out.extend(_blocks(rows, marks, left + start, depth + 1))
+            else:
+                out.append(_Block(rows, marks, left + start, left + end))
     return out
 
 
@@ -145,10 +151,17 @@ def _merged_blocks(blocks: list[_Block]) -> list[_Block]:
     return out
 
 
+def sheet_title(name: str) -> str:
+    """A sheet's heading text; a name that reads as a page anchor ("Seite 2") gets
+    "(sheet)", so the chunker does not take it for a PDF page."""
+    title = LAYOUT_SPACE.sub(" ", name).strip() or "Sheet"
+    return f"{title} (sheet)" if page_number(title) is not None else title
+
+
 def sheet_section(sheet: SheetCells) -> SheetText:
     """``# name`` and the sheet's blocks, with TableInfo offsets into this text."""
     texts, numeric = _dense(sheet)
-    parts = [f"# {LAYOUT_SPACE.sub(' ', sheet.name).strip() or 'Sheet'}"]
+    parts = [f"# {sheet_title(sheet.name)}"]
     offset = len(parts[0]) + 2
     tables: list[TableInfo] = []
     notes: list[str] = []

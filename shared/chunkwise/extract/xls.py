@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import CorruptDocument, EncryptedDocument, ExtractionError, LimitExceeded
 from .formats import ReadContext
+from .grids import looks_numeric
 from .model import SheetInfo
 from .numfmt import NumberLocale, format_value, workbook_locale
 from .sheets import SheetCells, SheetText, assemble, sheet_section
@@ -158,6 +159,6 @@ def _cells(
         text = format_value(value, _code(book, xf_index), locale)
         if len(text) > limits.max_cell_chars:
             raise LimitExceeded("max_cell_chars", limits.max_cell_chars, len(text))
-        out.put(r, c, text, numeric)
+        out.put(r, c, text, numeric or (isinstance(value, str) and looks_numeric(value)))
     filled_rows = sum(1 for r in hidden_rows if r < sheet.nrows and sheet.row_len(r))
     return out, filled_rows, len(hidden_cols)

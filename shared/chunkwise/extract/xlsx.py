@@ -27,10 +27,12 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .errors import CorruptDocument, ExtractionError, LimitExceeded
 from .formats import ReadContext
+from .grids import looks_numeric
 from .model import SheetInfo
 from .numfmt import NumberLocale, format_value, workbook_locale
 from .sheets import SheetCells, SheetText, assemble, sheet_section
@@ -189,8 +191,6 @@ def _hidden_spans(column_dimensions: dict[str, dict[str, str]]) -> list[tuple[in
 def _stream_cells(
     reader: Any, sheet: _Sheet, locale: NumberLocale, ctx: ReadContext, cells_read: int
 ) -> tuple[SheetCells, int, int]:
-    from openpyxl.worksheet._reader import WorkSheetParser
-
     limits = ctx.limits
     workbook = reader.wb
     styles = _Styles(workbook)
@@ -199,7 +199,7 @@ def _stream_cells(
     hidden_rows = 0
     hidden_filled: set[int] = set()
     with reader.archive.open(sheet.path) as source:
-        parser = WorkSheetParser(
+        parser = _parser_class()(
             source,
             reader.shared_strings,
             data_only=True,
@@ -243,8 +243,32 @@ def _stream_cells(
         text = format_value(value, styles.code(style_id), locale)
         if len(text) > limits.max_cell_chars:
             raise LimitExceeded("max_cell_chars", limits.max_cell_chars, len(text))
-        out.put(row, col, text, data_type in ("n", "d") and not isinstance(value, bool))
+        typed = data_type in ("n", "d") and not isinstance(value, bool)
+        out.put(row, col, text, typed or (isinstance(value, str) and looks_numeric(value)))
+    if parser.uncached:
+        ctx.report.warnings.append(
+            f"sheet {sheet.title!r}: {parser.uncached} formula cell(s) without a stored result "
+            "(the file was written by a program that does not calculate): shown empty"
+        )
     return out, hidden_rows, len(hidden_filled)
+
+
+@cache
+def _parser_class() -> Any:
+    """openpyxl's streaming sheet parser, counting formula cells that have no stored
+    result (data_only gives None for them: nothing to show, so say why)."""
+    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+
+    class CountingParser(WorkSheetParser):  # type: ignore[misc]
+        uncached = 0
+
+        def parse_cell(self, element: Any) -> Any:
+            cell = super().parse_cell(element)
+            if cell["value"] is None and element.find(FORMULA_TAG) is not None:
+                self.uncached += 1
+            return cell
+
+    return CountingParser
 
 
 def _check_row(row: int, count: int, limits: Any, ctx: ReadContext) -> None:

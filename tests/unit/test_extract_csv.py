@@ -7,10 +7,10 @@ import random
 import pytest
 
 from chunkwise import chunk_text
-from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.extract import DocFormat, EmptyDocument, ExtractLimits, LimitExceeded, extract
 from chunkwise.extract.delimited import choose_delimiter
 from chunkwise.extract.grids import looks_numeric
+from chunkwise.models.counter import HFTokenCounter
 
 GERMAN_EXPORT = (
     "Artikel;Bezeichnung;Preis;Hinweis\r\n"

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from chunkwise import chunk_text
-from chunkwise.chunking.tokens import HFTokenCounter
 from chunkwise.extract import (
     CorruptDocument,
     DocFormat,
@@ -22,6 +21,7 @@ from chunkwise.extract import (
     LimitExceeded,
     extract,
 )
+from chunkwise.models.counter import HFTokenCounter
 
 openpyxl = pytest.importorskip("openpyxl")
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -10,8 +10,7 @@ reported. The title placeholder is the heading. Every other shape is read
 where it sits: text frames paragraph by paragraph (a paragraph is a list item
 when it has an explicit bullet or number, or sits in a body placeholder that
 does not switch bullets off; ``lvl`` is its depth), tables as tables (merged
-cells filled; with the first-row flag the header is the first row, and the
-row below too when the first row groups columns with a merged cell), groups
+cells filled; header rows as extract/slides.py says), groups
 by their members, SmartArt by the text of its data model; charts, pictures,
 media and OLE objects are counted. Date, footer and slide-number placeholders
 are boilerplate and left out. The notes placeholder of the notes slide gives
@@ -41,6 +40,7 @@ from .slides import (
     TextBlock,
     assemble_deck,
     check_slides,
+    header_rows_of,
     reading_order,
 )
 from .writer import ListItem, one_line
@@ -176,7 +176,8 @@ def _placeholder_type(element: Any) -> str | None:
     ph = element.find(f"./{_P}nvSpPr/{_P}nvPr/{_P}ph")
     if ph is None:
         return "none"  # not a placeholder
-    return ph.get("type")
+    kind: str | None = ph.get("type")
+    return kind
 
 
 def _graphic_frame(
@@ -276,7 +277,11 @@ def _diagram_paragraphs(data: Any, part: Any) -> Paragraphs:
         if point.get("type", "node") not in ("node", "asst"):
             continue
         body = point.find(_DGM + "t")
-        text = one_line(" ".join(_run_text(p) for p in body.iter(_A + "p"))) if body is not None else ""
+        text = (
+            one_line(" ".join(_run_text(p) for p in body.iter(_A + "p")))
+            if body is not None
+            else ""
+        )
         if text:
             out.append(ListItem(text))
     return out
@@ -305,10 +310,7 @@ def _table(table: Any, limits: ExtractLimits) -> TableBlock:
             for rr in range(r, min(r + down, len(rows))):
                 for cc in range(c, min(c + across, width)):
                     grid[rr][cc] = text
-    header_rows = None
-    if table.first_row:  # the row below a first row that groups columns names them
-        header_rows = 2 if groups[0] and len(rows) > 2 else 1
-    return TableBlock(grid, header_rows)
+    return TableBlock(grid, header_rows_of(grid, groups[0] if groups else False))
 
 
 def _cell_text(cell: Any, limits: ExtractLimits) -> str:

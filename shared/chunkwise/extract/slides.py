@@ -11,6 +11,7 @@ pictures, media, other objects). Here:
 - ``## Slide N`` is the citation anchor (canonical.py: a page anchor, so a
   chunk's page_start/page_end are slide numbers, which also ends the sections
   of the slide before); the slide's title is the heading below it (``###``);
+- tables keep their header rows (`header_rows_of`), merged cells filled;
 - the other blocks follow in reading order: rows of shapes from top to bottom
   (a shape that starts in the upper half of the first shape of a row is in
   that row), each row left to right;
@@ -40,7 +41,20 @@ class TextBlock:
 @dataclass
 class TableBlock:
     rows: list[list[str]]
-    header_rows: int | None = None  # None: decided by the cells (extract/grids.py)
+    header_rows: int = 1
+
+
+def header_rows_of(rows: list[list[str]], first_row_groups: bool) -> int:
+    """A slide table's header: its first row, and the row below when the first
+    groups columns with a cell merged across them (``Class1`` over ``A | B``).
+
+    As for DOCX, the first row is the header whether or not the table is styled
+    so (PowerPoint's first-row flag, ODF's first-row styles): slide tables are
+    small, written for people, and their first row names the columns, also when
+    it holds years (``Kennzahl | 2023 | 2024``), which the spreadsheet rule
+    (extract/grids.py) would take for data.
+    """
+    return 2 if first_row_groups and len(rows) > 2 else 1
 
 
 Block = TextBlock | TableBlock
@@ -108,13 +122,10 @@ def _write_slide(writer: CanonicalWriter, slide: Slide) -> None:
         writer.heading(3, title)
     elif title:
         writer.paragraph(title)  # "Slide 7" as a title would read as an anchor
-    tables = 0
     for placed in reading_order(slide.shapes):
         for block in placed.blocks:
             if isinstance(block, TableBlock):
-                tables += 1
-                label = f"slide {slide.number}, table {tables}"
-                writer.table(block.rows, block.header_rows, page=slide.number, label=label)
+                writer.table(block.rows, block.header_rows, page=slide.number)
             else:
                 write_paragraphs(writer, block.paragraphs)
     if any(one_line(p if isinstance(p, str) else p.text) for p in slide.notes):
@@ -167,7 +178,6 @@ def assemble_deck(slides: list[Slide], ctx: ReadContext) -> str:
     ctx.report.pages = len(slides)
     ctx.report.tables = writer.tables
     ctx.report.tables_found = len(writer.tables)
-    ctx.report.warnings.extend(writer.notes)
     anchors = {slide_anchor(s.number) for s in slides}
     if all(block in anchors for block in writer.blocks):
         raise EmptyDocument("no visible slide holds any text")

@@ -6,10 +6,8 @@ themselves: every block is written with the helpers of chunkwise/canonical.py
 and extract/tables.py, blocks are separated by one blank line, and each
 table's `TableInfo` gets its exact ``[start, end)`` in the text as it is built.
 
-Tables: ``header_rows`` says how many leading rows the source marks as its
-header (ODF's table:table-header-rows, a PPTX table's first-row flag); None
-lets extract/grids.py decide by the cells, as for spreadsheets (a header row is
-text where the data are numbers; a one-cell title row becomes the caption).
+Tables: ``header_rows`` leading rows are combined into the header line
+(``A / B``, extract/tables.py); 0 names the columns ``Column 1..n``.
 """
 
 from __future__ import annotations
@@ -18,9 +16,8 @@ from dataclasses import dataclass, field
 
 from chunkwise.canonical import escape_paragraph
 
-from .grids import Grid, table_shape
 from .model import TableInfo
-from .tables import LAYOUT_SPACE, caption_paragraph, combine_header_rows, header_line, render_gfm
+from .tables import LAYOUT_SPACE, combine_header_rows, header_line, render_gfm
 
 #: Nesting a list is written to: two spaces per level, the chunker reads 12.
 MAX_LIST_LEVEL = 5
@@ -40,7 +37,6 @@ class CanonicalWriter:
 
     blocks: list[str] = field(default_factory=list)
     tables: list[TableInfo] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     _length: int = 0  # characters written, separators included
 
     def _add(self, block: str) -> int:
@@ -86,22 +82,22 @@ class CanonicalWriter:
             self._add("\n".join(lines))
 
     def table(
-        self,
-        rows: list[list[str]],
-        header_rows: int | None = None,
-        *,
-        page: int | None = None,
-        label: str = "table",
-    ) -> None:
+        self, rows: list[list[str]], header_rows: int = 1, *, page: int | None = None,
+        caption: str = "",
+    ) -> None:  # fmt: skip
         rows = [row for row in rows if any(cell.strip() for cell in row)]
         if not rows:
             return
         width = max(len(row) for row in rows)
         rows = [row + [""] * (width - len(row)) for row in rows]
-        caption, header, count, first_data = _layout(rows, width, header_rows, self.notes, label)
+        count = max(0, min(header_rows, len(rows)))
+        if count == 0:
+            header = [f"Column {i}" for i in range(1, width + 1)]
+        else:
+            header = combine_header_rows(rows[:count]) if count > 1 else rows[0]
         if caption:
             self._add(caption)
-        body = render_gfm(header, rows[first_data:])
+        body = render_gfm(header, rows[count:])
         start = self._add(body)
         self.tables.append(
             TableInfo(
@@ -109,7 +105,7 @@ class CanonicalWriter:
                 header=header_line(header, width),
                 header_rows=count,
                 columns=width,
-                rows=len(rows) - first_data,
+                rows=len(rows) - count,
                 caption=caption,
                 page_start=page,
                 page_end=page,
@@ -122,25 +118,6 @@ class CanonicalWriter:
         return "\n\n".join(self.blocks)
 
 
-def _layout(
-    rows: list[list[str]], width: int, header_rows: int | None, notes: list[str], label: str
-) -> tuple[str, list[str], int, int]:
-    """(caption, header line cells, header rows, first data row) of a padded grid."""
-    if header_rows is None:
-        shape = table_shape(Grid.of_texts(rows), width)
-        notes.extend(f"{label}: {note}" for note in shape.notes)
-        return shape.caption, shape.header, shape.header_rows, shape.first_data_row
-    count = max(0, min(header_rows, len(rows)))
-    if count == 0:
-        return "", [f"Column {i}" for i in range(1, width + 1)], 0, 0
-    header = combine_header_rows(rows[:count]) if count > 1 else rows[0]
-    return "", header, count, count
-
-
 def one_line(text: str) -> str:
     """Whitespace runs (line breaks too) as one space; no-break spaces stay."""
     return LAYOUT_SPACE.sub(" ", text).strip()
-
-
-def bold_caption(text: str) -> str:
-    return caption_paragraph(text)

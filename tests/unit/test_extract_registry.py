@@ -8,6 +8,7 @@ import io
 import re
 import struct
 import zipfile
+from dataclasses import replace as dc_replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import chunkwise.extract.formats as formats_module
 from chunkwise.extract import (
     DocFormat,
     EncryptedDocument,
+    ExtractionError,
     ExtractLimits,
     UnsupportedFormat,
     extract,
@@ -199,9 +201,22 @@ def test_an_odf_template_or_unknown_mimetype_is_named() -> None:
 
 @pytest.mark.parametrize("fmt", [DocFormat.PPTX, DocFormat.ODT, DocFormat.EPUB])
 def test_formats_without_a_reader_are_refused_by_name(fmt: DocFormat) -> None:
+    """A row without a reader (a deployment that switches a format off) is refused
+    with its description and its refusal."""
+    spec = dc_replace(REGISTRY.spec(fmt), reader=None, refusal="switched off here")
+    registry = Registry(tuple(spec if s.format is fmt else s for s in REGISTRY.specs))
     with pytest.raises(UnsupportedFormat) as e:
+        extract(_zip(ZIP_SAMPLES[fmt]), filename="upload", registry=registry)
+    assert spec.description in e.value.reason and "switched off here" in e.value.reason
+
+
+@pytest.mark.parametrize("fmt", [DocFormat.PPTX, DocFormat.ODT, DocFormat.ODS, DocFormat.ODP,
+                                 DocFormat.EPUB])  # fmt: skip
+def test_a_container_with_the_marker_but_no_content_is_a_typed_error(fmt: DocFormat) -> None:
+    """The sniffing samples hold no real parts: each reader says so with a typed error."""
+    with pytest.raises(ExtractionError) as e:
         extract(_zip(ZIP_SAMPLES[fmt]), filename="upload")
-    assert REGISTRY.spec(fmt).description in e.value.reason
+    assert not isinstance(e.value, UnsupportedFormat)
 
 
 def ole2(*entries: tuple[str, int]) -> bytes:

@@ -257,7 +257,6 @@ _OOXML = "[Content_Types].xml"
 _ODF = "application/vnd.oasis.opendocument."
 _OOXML_MIME = "application/vnd.openxmlformats-officedocument."
 _CONVERT = "convert it with `libreoffice --headless --convert-to {0} FILE` and upload the .{0}"
-_NOT_YET = "chunkwise does not read this format yet"
 _PDF_LIBS = ("pdfplumber", "pdfminer.six", "pypdfium2")
 _SHEET_LIMITS = (
     "max_table_rows",
@@ -339,8 +338,9 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".odt",),
         mime_types=(_ODF + "text",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "text"),
-        reader=None,
-        refusal=f"{_NOT_YET}; {_CONVERT.format('docx')}",
+        reader=".odt:read_odt",
+        libraries=("lxml",),
+        limits=_ZIP_LIMITS + _SLIDE_LIMITS[1:],
     ),
     FormatSpec(
         DocFormat.ODS,
@@ -349,8 +349,9 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".ods",),
         mime_types=(_ODF + "spreadsheet",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "spreadsheet"),
-        reader=None,
-        refusal=f"{_NOT_YET}; {_CONVERT.format('xlsx')}",
+        reader=".ods:read_ods",
+        libraries=("lxml",),
+        limits=_ZIP_LIMITS + _SHEET_LIMITS,
     ),
     FormatSpec(
         DocFormat.ODP,
@@ -359,8 +360,9 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".odp",),
         mime_types=(_ODF + "presentation",),
         rule=ZipRule(("mimetype",), mimetype=_ODF + "presentation"),
-        reader=None,
-        refusal=f"{_NOT_YET}; {_CONVERT.format('pdf')}",
+        reader=".odp:read_odp",
+        libraries=("lxml",),
+        limits=_ZIP_LIMITS + _SLIDE_LIMITS,
     ),
     FormatSpec(
         DocFormat.EPUB,
@@ -369,8 +371,9 @@ SPECS: tuple[FormatSpec, ...] = (
         extensions=(".epub",),
         mime_types=("application/epub+zip",),
         rule=ZipRule(("mimetype",), mimetype="application/epub+zip"),
-        reader=None,
-        refusal=f"{_NOT_YET}; convert it to PDF or HTML",
+        reader=".epub:read_epub",
+        libraries=("lxml",),
+        limits=(*_ZIP_LIMITS, "max_html_bytes"),
     ),
     FormatSpec(
         DocFormat.XLS,

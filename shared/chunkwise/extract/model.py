@@ -22,7 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 #    "-s"/"-1" kept as data, (cid:NN) dropped, running headers matched across
 #    readers, header frames joined to their tables.
 # 5: CSV/TSV read as one table (they were plain text); XLSX/XLSM/XLS read.
-CANONICAL_VERSION = 5
+# 6: PPTX and ODP read as ``## Slide N`` sections, ODT, ODS and EPUB read
+#    (they were refused).
+CANONICAL_VERSION = 6
 
 
 class DocFormat(StrEnum):

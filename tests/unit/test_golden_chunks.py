@@ -31,6 +31,7 @@ from chunkwise.models.counter import HFTokenCounter
 pytest.importorskip("pdfplumber")
 pytest.importorskip("docx")
 pytest.importorskip("openpyxl")
+pytest.importorskip("pptx")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -38,7 +39,9 @@ GOLDEN = ROOT / "golden"
 
 #: One of each kind the chunker sees: English and German Markdown, a PDF whose
 #: table is stitched over three pages, a DOCX with a merged header, an HTML page,
-#: a German CSV export and a workbook with two header rows and several tables.
+#: a German CSV export, a workbook with two header rows and several tables, a
+#: German slide deck (Slide N anchors, a table, notes, a hidden slide) and an ODT
+#: saved by LibreOffice (numbered headings, lists, a two-row table header).
 DOCUMENTS = (
     "manual_en.md",
     "handbuch_de.md",
@@ -47,6 +50,8 @@ DOCUMENTS = (
     "preise_de.html",
     "preisliste_de.csv",
     "preise_de.xlsx",
+    "vortrag_de.pptx",
+    "wartung_de.libreoffice.odt",
 )
 
 #: Small enough that every fixture is cut below its blocks.

@@ -172,3 +172,8 @@ def test_decimal_commas_that_line_up_still_split_at_semicolons() -> None:
     assert choose_delimiter("Wert;Anteil\n1,5;2,5\n4,5;5,5\n")[0] == ";"
     assert choose_delimiter("a,b,c\n1,2.5,3\n4,5.5,6\n")[0] == ","
     assert choose_delimiter("one column\nonly\n") == (",", "one column: no delimiter found")
+
+
+def test_old_mac_line_ends() -> None:
+    result = extract(b'Name;Wert\r"Pumpe\r\ngross";1\rFilter;2\r', filename="mac.csv")
+    assert result.text.splitlines()[2:] == ["| Pumpe gross | 1 |", "| Filter | 2 |"]

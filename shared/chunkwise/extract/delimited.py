@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,8 +41,10 @@ from .grids import SAMPLE_ROWS, Grid, TableShape, table_shape
 from .limits import ExtractLimits
 from .model import TableInfo
 from .tables import clean_cell
+from .text import normalise_newlines
 
 DELIMITERS = (";", ",", "\t", "|")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _SAMPLE_CHARS = 64 * 1024
 _NAMES = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
 
@@ -67,8 +70,10 @@ class _Survey:
 
 def _read(ctx: ReadContext, preferred: str | None) -> str:
     text = ctx.text or ""
+    if _LONE_CR.search(text):  # old Mac line ends (rare): one copy with LF
+        text = normalise_newlines(text)
     text, declared = _separator_line(text)
-    if not text.strip():
+    if not text or text.isspace():  # (strip() would copy a big file once more)
         raise EmptyDocument("the file holds no rows")
     delimiter, how = declared or choose_delimiter(text[:_SAMPLE_CHARS], preferred)
     with _field_limit(ctx.limits):
@@ -79,11 +84,19 @@ def _read(ctx: ReadContext, preferred: str | None) -> str:
         head = [_project(row, columns) for row in survey.head or []]
         shape = table_shape(Grid.of_texts(head), len(columns))
         ctx.check_time("csv rows surveyed")
-        lines = list(_render(text, delimiter, columns, shape))
-    body = "\n".join(lines)
-    caption = shape.caption + "\n\n" if shape.caption else ""
-    out = caption + body + "\n"
-    _report(ctx, shape, delimiter, how, survey, start=len(caption), end=len(caption) + len(body))
+        # Written into one buffer line by line: no list of millions of lines to join.
+        buffer = io.StringIO()
+        if shape.caption:
+            buffer.write(shape.caption + "\n\n")
+        for line in _render(text, delimiter, columns, shape):
+            buffer.write(line)
+            buffer.write("\n")
+    ctx.text = None  # the decoded file is not needed any more
+    del text
+    out = buffer.getvalue()
+    del buffer
+    start = len(shape.caption) + 2 if shape.caption else 0
+    _report(ctx, shape, delimiter, how, survey, start=start, end=len(out) - 1)
     return out
 
 
@@ -96,8 +109,20 @@ def _separator_line(text: str) -> tuple[str, tuple[str, str] | None]:
     return text, None
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines with their line ends, as csv wants them (a quoted cell may
+    span several). Sliced one by one: io.StringIO would hold a copy of the whole
+    file at four bytes a character."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start : end + 1]
+        start = end + 1
+    if start < len(text):
+        yield text[start:]
+
+
 def _rows(text: str, delimiter: str) -> Iterator[list[str]]:
-    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"')
+    return csv.reader(_lines(text), delimiter=delimiter, quotechar='"')
 
 
 def _consistency(sample: str, delimiter: str, complete: bool) -> float:

@@ -250,8 +250,8 @@ def _number_plan(section: str) -> tuple[str, int, str, int, int] | None:
     """(kind, percent signs, placeholder pattern, its start and end) of a number
     section; kind is "general", "text" (no placeholders), "sci", "fraction" or "fixed"."""
     code = "".join(text for literal, text in _literal_parts(section) if not literal)
-    if code.strip().lower() == "general":
-        return ("general", 0, "", 0, 0)
+    if code.strip().lower() == "general" or not section.strip() or "@" in code:
+        return ("general", 0, "", 0, 0)  # "@" is the text format: a number stays as typed
     placeholders = _PLACEHOLDERS.search(code)
     if placeholders is None:
         return ("text", 0, "", 0, 0)

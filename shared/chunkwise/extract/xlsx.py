@@ -239,18 +239,29 @@ def _stream_cells(
     _fill_merged(values, merged, spans)
     last = max((c for _, c in values), default=0)
     out.hidden_columns = {c for a, b in spans for c in range(a, min(b, last) + 1)}
-    for (row, col), (value, style_id, data_type) in values.items():
-        text = format_value(value, styles.code(style_id), locale)
-        if len(text) > limits.max_cell_chars:
-            raise LimitExceeded("max_cell_chars", limits.max_cell_chars, len(text))
-        typed = data_type in ("n", "d") and not isinstance(value, bool)
-        out.put(row, col, text, typed or (isinstance(value, str) and looks_numeric(value)))
+    _put_formatted(out, values, styles, locale, limits.max_cell_chars)
     if parser.uncached:
         ctx.report.warnings.append(
             f"sheet {sheet.title!r}: {parser.uncached} formula cell(s) without a stored result "
             "(the file was written by a program that does not calculate): shown empty"
         )
     return out, hidden_rows, len(hidden_filled)
+
+
+def _put_formatted(
+    out: SheetCells,
+    values: dict[tuple[int, int], tuple[Any, int, str]],
+    styles: _Styles,
+    locale: NumberLocale,
+    max_chars: int,
+) -> None:
+    """Each value as its cell's format shows it; numbers (also stored as text) marked."""
+    for (row, col), (value, style_id, data_type) in values.items():
+        text = format_value(value, styles.code(style_id), locale)
+        if len(text) > max_chars:
+            raise LimitExceeded("max_cell_chars", max_chars, len(text))
+        typed = data_type in ("n", "d") and not isinstance(value, bool)
+        out.put(row, col, text, typed or (isinstance(value, str) and looks_numeric(value)))
 
 
 @cache

@@ -9,6 +9,9 @@ sides cannot drift apart. Pure: strings in, strings out.
 Lines
     heading          ``#`` .. ``######`` + space (a heading starts a block)
     page anchor      ``## Page N`` before each page (``Seite N`` reads the same)
+    slide anchor     ``## Slide N`` before each slide of a deck (``Folie N`` reads
+                     the same): a page anchor (N is the chunk's page) that also
+                     ends the sections above it, since a slide is self-contained
     transcribed      ``### Page N (transcribed by OCR)``: OCR text, quarantined
     table            a pipe line, then a separator row of dashes (one or more
                      per cell, optional colons), then one line per row; a cell's
@@ -34,8 +37,11 @@ LINEAR_ROW = re.compile(r"[^|:\n]{1,40}: .+( \| [^|:\n]{1,40}: .+)+$")
 LIST_ITEM = re.compile(r"\s{0,12}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 # An unescaped cell boundary of a table line.
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
-# The title of a page-anchor heading (after the #s).
-_PAGE_TITLE = re.compile(r"(?:Page|Seite)\s+(\d{1,6})\s*$", re.IGNORECASE)
+# The title of a page-anchor heading (after the #s); a slide anchor is one.
+_PAGE_TITLE = re.compile(r"(?:Page|Seite|Slide|Folie)\s+(\d{1,6})\s*$", re.IGNORECASE)
+_SLIDE_TITLE = re.compile(r"(?:Slide|Folie)\s+\d{1,6}\s*$", re.IGNORECASE)
+#: The sub-heading a slide's speaker notes are written under.
+NOTES_TITLE = "Notes"
 TRANSCRIBED_MARK = "(transcribed"
 
 
@@ -60,6 +66,13 @@ def page_number(title: str) -> int | None:
     """The page of a page-anchor heading's title (``Page 3``), else None."""
     match = _PAGE_TITLE.fullmatch(title.strip())
     return int(match.group(1)) if match else None
+
+
+def is_slide_anchor(title: str) -> bool:
+    """A slide anchor's title (``Slide 3``): a page anchor after which nothing of
+    the previous slide's sections goes on (a PDF page break does not end a section;
+    a new slide does)."""
+    return _SLIDE_TITLE.fullmatch(title.strip()) is not None
 
 
 def page_anchors(text: str) -> list[tuple[int, int]]:
@@ -92,6 +105,10 @@ _HEADING_LIKE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
 def page_anchor(number: int) -> str:
     return f"## Page {number}"
+
+
+def slide_anchor(number: int) -> str:
+    return f"## Slide {number}"
 
 
 def transcribed_heading(number: int) -> str:

@@ -79,7 +79,7 @@ class SourceSettings(_Base):
     artifacts_bucket: str = ""
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * 1024 * 1024, gt=0)
-    # None: the pipeline's own default types (chunkwise.ingest.config.DEFAULT_SUFFIXES).
+    # None: the pipeline's own default types (the format registry's, extract/formats.py).
     allowed_suffixes: tuple[str, ...] | None = None
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)

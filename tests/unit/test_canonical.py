@@ -12,11 +12,13 @@ from chunkwise import chunk_text
 from chunkwise.canonical import (
     CELL_SPLIT,
     is_separator,
+    is_slide_anchor,
     is_table_start,
     is_transcribed,
     page_anchor,
     page_anchors,
     page_number,
+    slide_anchor,
     table_headers,
     transcribed_heading,
     unescape_cell,
@@ -71,3 +73,34 @@ def test_an_escaped_cell_pipe_does_not_split_and_reads_back() -> None:
     assert len(CELL_SPLIT.split(row.strip("|"))) == 2
     assert split_cells(row) == ["a | b", "pipe a into b"]
     assert unescape_cell("a \\| b") == "a | b"
+
+
+def test_a_slide_anchor_is_a_page_anchor_that_ends_the_slide_before() -> None:
+    """``## Slide N`` cites like ``## Page N`` (page_start = the slide), but the
+    title of slide 1 must not go on into an untitled slide 2 the way a PDF
+    section goes on past a page break."""
+    text = (
+        f"{slide_anchor(1)}\n\n### Agenda\n\n" + "Erstens, zweitens und drittens. " * 30
+        + f"\n\n{slide_anchor(2)}\n\n" + "Ein Bild ohne Titel und mit viel Text. " * 30
+        + f"\n\n{page_anchor(3)}\n\n" + "Noch mehr Text auf der dritten Seite. " * 30 + "\n"
+    )
+    assert page_number("Slide 12") == 12 and page_number("Folie 4") == 4
+    assert is_slide_anchor("Slide 2") and not is_slide_anchor("Page 2")
+    assert not is_slide_anchor("Slides 2") and not is_slide_anchor("Slide 2: Agenda")
+    assert [n for _, n in page_anchors(text)] == [1, 2, 3]
+    chunks = chunk_text(text, lang="de")
+    by_page = {c.page_start: c for c in chunks}
+    assert list(by_page[1].heading_path) == ["Slide 1", "Agenda"]
+    assert list(by_page[2].heading_path) == ["Slide 2"]  # not "Slide 2 > Agenda"
+    assert list(by_page[3].heading_path) == ["Page 3"]
+    assert all(c.page_start == c.page_end for c in chunks)
+
+
+def test_a_chunk_merged_across_slides_is_in_neither_slides_sections() -> None:
+    text = (
+        f"{slide_anchor(1)}\n\n### Agenda\n\nKurz.\n\n"
+        f"{slide_anchor(2)}\n\n### Ziele\n\nAuch kurz.\n"
+    )
+    (chunk,) = chunk_text(text, lang="de")
+    assert (chunk.page_start, chunk.page_end) == (1, 2)
+    assert list(chunk.heading_path) == []

@@ -30,19 +30,28 @@ from chunkwise.models.counter import HFTokenCounter
 
 pytest.importorskip("pdfplumber")
 pytest.importorskip("docx")
+pytest.importorskip("openpyxl")
+pytest.importorskip("pptx")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 GOLDEN = ROOT / "golden"
 
 #: One of each kind the chunker sees: English and German Markdown, a PDF whose
-#: table is stitched over three pages, a DOCX with a merged header, an HTML page.
+#: table is stitched over three pages, a DOCX with a merged header, an HTML page,
+#: a German CSV export, a workbook with two header rows and several tables, a
+#: German slide deck (Slide N anchors, a table, notes, a hidden slide) and an ODT
+#: saved by LibreOffice (numbered headings, lists, a two-row table header).
 DOCUMENTS = (
     "manual_en.md",
     "handbuch_de.md",
     "catalog_en_repeat.pdf",
     "merged_header_de.docx",
     "preise_de.html",
+    "preisliste_de.csv",
+    "preise_de.xlsx",
+    "vortrag_de.pptx",
+    "wartung_de.libreoffice.odt",
 )
 
 #: Small enough that every fixture is cut below its blocks.

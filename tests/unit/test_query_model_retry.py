@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from opensearchpy.exceptions import TransportError
 
-from chunkwise.adapters.opensearch.retries import RetryPolicy
 from chunkwise.adapters.opensearch.query_model import (
     ML,
     MLCommonsNotReady,
@@ -21,6 +20,7 @@ from chunkwise.adapters.opensearch.query_model import (
     transient_ml_failure,
     wait_for_ml_commons,
 )
+from chunkwise.adapters.opensearch.retries import RetryPolicy
 
 NO_WAIT = RetryPolicy(attempts=4, initial=0.0, maximum=0.0, jitter=0.0)
 MASTER_KEY = {"node-1": "Fetching master key timed out."}

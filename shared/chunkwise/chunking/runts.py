@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from chunkwise.canonical import page_number
+from chunkwise.canonical import is_slide_anchor, page_number
 from chunkwise.chunking.context import Document
 from chunkwise.chunking.model import Atom, Draft
 from chunkwise.chunking.pack import open_draft
@@ -130,7 +130,9 @@ def _even_groups(atoms: list[Atom], parts: int) -> list[list[Atom]] | None:
 def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     """The headings both paths share. Two page anchors at the same depth count as shared
     (the first one's is kept): the sections carried past a page break ("Page 2 > 3.1.2"
-    and "Page 3 > 3.1.2") are the same sections, and a chunk spanning the break is in them."""
+    and "Page 3 > 3.1.2") are the same sections, and a chunk spanning the break is in them.
+    Two slides are not: a chunk spanning "Slide 2 > Agenda" and "Slide 3 > Ziele" is in
+    neither's sections (its pages still say which slides it cites)."""
     n = 0
     while n < min(len(a), len(b)) and (a[n] == b[n] or _both_pages(a[n], b[n])):
         n += 1
@@ -138,4 +140,6 @@ def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _both_pages(a: str, b: str) -> bool:
+    if is_slide_anchor(a) or is_slide_anchor(b):
+        return False
     return page_number(a) is not None and page_number(b) is not None

@@ -2,12 +2,13 @@
 
 Headings are not content: their text rides with the next content block (a
 plan may start before its block), and they open a section. A PDF's page
-anchor heading sets the page and does not end the sections above it.
+anchor heading sets the page and does not end the sections above it; a
+slide anchor (a deck's ``## Slide N``) sets the page and does.
 """
 
 from __future__ import annotations
 
-from chunkwise.canonical import is_transcribed, page_number
+from chunkwise.canonical import is_slide_anchor, is_transcribed, page_number
 from chunkwise.chunking.blocks import Block, BlockType
 from chunkwise.chunking.context import Document
 from chunkwise.chunking.model import Frame, Plan, Section
@@ -57,7 +58,7 @@ def _push_heading(stack: list[Frame], block: Block, page: int | None) -> int | N
     transcribed = is_transcribed(block.heading_title) or any(f.transcribed for f in stack)
     title = cap_heading(block.heading_title)
     stack.append(Frame(block.heading_level, title, transcribed, page))
-    if anchor is not None:
+    if anchor is not None and not is_slide_anchor(block.heading_title):
         stack.extend(_carried_sections(popped, block.heading_level))
     return page
 

@@ -31,6 +31,7 @@ from chunkwise.cli.common import (
 )
 from chunkwise.errors import InputError
 from chunkwise.extract.errors import ExtractionError
+from chunkwise.extract.formats import formats_sentence
 from chunkwise.extract.limits import ExtractLimits
 
 
@@ -38,8 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     defaults = ExtractLimits()
     p = parser(
         "chunkwise extract",
-        "Extract canonical text (markdown-like) from PDF, DOCX, HTML, Markdown or plain "
-        "text. The format is read from the bytes; chunk offsets refer to this text.",
+        f"Extract canonical text (markdown-like) from {formats_sentence()}. The format is "
+        "read from the bytes; chunk offsets refer to this text.",
         examples="""\
   chunkwise extract manual.pdf > manual.md
   chunkwise extract manual.pdf --report | jq .warnings

@@ -112,11 +112,12 @@ def _version(name: str) -> str:
 
 def _chunk_parser() -> argparse.ArgumentParser:
     from chunkwise.chunking.config import ChunkerConfig
+    from chunkwise.extract.formats import formats_sentence
 
     defaults = ChunkerConfig()
     p = parser(
         "chunkwise chunk",
-        "Extract each document (PDF, DOCX, HTML, Markdown, plain text; the format is "
+        f"Extract each document ({formats_sentence()}; the format is "
         "read from the bytes) exactly as the ingest pipeline does, chunk its canonical "
         "text and write one JSON chunk per line to stdout. Offsets (start/end) refer to "
         "the canonical text that `chunkwise extract FILE` prints.\n\n" + LANG_HELP,

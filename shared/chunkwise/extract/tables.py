@@ -14,6 +14,8 @@ import re
 
 from chunkwise.canonical import escape_cell, separator_row, table_row
 
+from .model import TableInfo
+
 # Whitespace runs the canonical text collapses to one space. No-break spaces
 # (U+00A0, U+2007, U+202F: "10 000 €", "12 kg") are characters of the text and
 # stay; only indexing copies may normalise them.
@@ -111,3 +113,28 @@ def caption_paragraph(text: str) -> str:
     if is_caption(text) or (text.startswith("**") and text.endswith("**")):
         return text
     return f"**{text.replace('*', '')}**"
+
+
+def table_infos(text: str, headers: list[str]) -> list[TableInfo]:
+    """TableInfo for each GFM table of a non-paged text, located by its header."""
+    infos: list[TableInfo] = []
+    pos = 0
+    for i, header in enumerate(headers):
+        start = text.find(header + "\n", pos)
+        if start < 0:
+            continue
+        end = text.find("\n\n", start)
+        end = len(text.rstrip("\n")) if end < 0 else end
+        block = text[start:end].split("\n")
+        infos.append(
+            TableInfo(
+                index=i,
+                header=header,
+                columns=max(1, header.count(" | ") + 1),
+                rows=max(0, len(block) - 2),
+                start=start,
+                end=end,
+            )
+        )
+        pos = end
+    return infos

@@ -32,6 +32,7 @@ _ALLOWED_CONTROL = {0x09, 0x0A, 0x0C, 0x0D}
 _LEGACY_SYMBOLS = set("€‚„…†‡‰‹›‘’“”•–—™«»°§©®±µ¶·¹²³¼½¾£¥¢¿¡\u00a0ªº¦¨¯´¸¬")
 _LEGACY_LETTERS = {chr(c) for c in range(0xC0, 0x100)} - {"\u00d7", "\u00f7"} | set("ŠšŽžŒœŸƒ")
 _NEWLINES = re.compile(r"\r\n?|\f")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _control_bytes(data: bytes) -> int:
@@ -39,20 +40,26 @@ def _control_bytes(data: bytes) -> int:
 
 
 def _looks_like_cp1252(text: str) -> bool:
-    non_ascii = [i for i, ch in enumerate(text) if ord(ch) > 0x7F]
-    if not non_ascii or len(non_ascii) > 0.3 * len(text):
-        return False
-    for i in non_ascii:
-        ch = text[i]
+    # One pass over the non-ASCII characters, none of them collected: a large CSV
+    # export holds millions (every "€" and "ü"), and a list of their positions
+    # cost more memory than the text.
+    count = 0
+    limit = 0.3 * len(text)
+    for match in _NON_ASCII.finditer(text):
+        count += 1
+        if count > limit:
+            return False
+        ch = match.group()
         if ch in _LEGACY_SYMBOLS:
             continue
         if ch not in _LEGACY_LETTERS:
             return False
+        i = match.start()
         left = text[i - 1] if i > 0 else " "
         right = text[i + 1] if i + 1 < len(text) else " "
         if not (left.isalpha() or right.isalpha()):
             return False
-    return True
+    return count > 0
 
 
 def decode_text(data: bytes, *, declared: str | None = None) -> tuple[str, str]:

@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chunkwise.errors import ConfigError
+from chunkwise.extract.formats import accepted_suffixes
 
-DEFAULT_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
 MIB = 1024 * 1024
 #: The files written per revision: canonical text, then report.
 ARTIFACT_SUFFIXES = (".md", ".json")
@@ -36,7 +36,8 @@ class PipelineConfig(BaseModel):
     artifacts_bucket: str = Field("", description="'' = the source bucket")
     artifacts_prefix: str = "extracted/"
     max_object_bytes: int = Field(100 * MIB, gt=0)
-    allowed_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    # Object suffixes handed to extraction: the format registry's (extract/formats.py).
+    allowed_suffixes: tuple[str, ...] = Field(default_factory=accepted_suffixes)
     # Work one document may cause, checked after chunking and before embedding (the
     # expensive step: a remote model is called per text). 5,000 chunks are ~2.5 M
     # characters of prose; a 20 MB HTML page made 44,010.

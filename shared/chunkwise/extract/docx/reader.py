@@ -20,11 +20,11 @@ from typing import Any
 
 from chunkwise.canonical import escape_paragraph
 
+from ..containers import ZipContainer
 from ..errors import CorruptDocument, EmptyDocument, ExtractionError
 from ..limits import ExtractLimits
 from ..model import ExtractionReport, TableInfo
 from ..tables import caption_paragraph, render_gfm
-from .container import inflate_container
 from .grid import table_grid
 from .numbering import Numbering, list_item
 from .ooxml import one_line, w
@@ -147,7 +147,8 @@ def _open(data: bytes) -> Any:
 
 
 def extract_docx(data: bytes, *, report: ExtractionReport, limits: ExtractLimits) -> str:
-    data = inflate_container(data, limits)
+    # The shared ZIP guard (extract/containers.py); python-docx then reads a stored copy.
+    data = ZipContainer.open(data, limits, label="DOCX").repacked()
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 

@@ -1,0 +1,164 @@
+"""Rows of cells to one canonical table: header rows, titles, empty columns (pure).
+
+Shared by the CSV/TSV reader and the spreadsheet readers. A grid is a list of
+rows of cell texts (already formatted) with, per cell, whether it holds a
+number (a number, date, percentage, amount: what a header cell is not).
+
+Header rows: the first row is the header unless it holds a number in a column
+whose data are numbers (then the table has none, and its columns are named
+``Column 1..n``), or, in a table of text only, its cells repeat. Up to
+`MAX_HEADER_ROWS` leading rows are header rows when every one of them is text
+where the data are numbers and each row above the last one is a group row: a
+label over several columns, written once with empty cells after it (CSV) or
+repeated by a merge (spreadsheets). Several header rows become the one header
+line, column by column, joined with " / " (`tables.combine_header_rows`, as
+for DOCX and HTML), so every row chunk carries all of it.
+
+A title: leading rows with one text over a table of three or more columns, in
+one cell or merged across the whole table ("Preisliste 2024" above the header),
+become the table's caption.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .tables import caption_paragraph, combine_header_rows
+
+MAX_HEADER_ROWS = 3
+MAX_TITLE_ROWS = 3
+#: Rows below the header candidates that decide which columns hold numbers.
+SAMPLE_ROWS = 50
+_NUMBER = re.compile(
+    r"[-+(]?\s*(?:[$€£¥]|EUR|USD|CHF)?\s*[-+]?"
+    r"(?:\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
+    r"(?:[eE][-+]?\d+)?\s*(?:%|‰|[$€£¥]|EUR|USD|CHF|[a-zA-Zµ]{1,3})?\)?"
+)
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?")
+_TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+
+
+def looks_numeric(text: str) -> bool:
+    """A number, amount, percentage, date or time as people write them in a table cell."""
+    text = text.strip()
+    if not text or not any(ch.isdigit() for ch in text):
+        return False
+    return bool(_NUMBER.fullmatch(text) or _DATE.fullmatch(text) or _TIME.fullmatch(text))
+
+
+@dataclass
+class Grid:
+    """Cell texts by row, and which cells hold numbers."""
+
+    rows: list[list[str]]
+    numeric: list[list[bool]]
+
+    @classmethod
+    def of_texts(cls, rows: list[list[str]]) -> Grid:
+        return cls(rows, [[looks_numeric(c) for c in row] for row in rows])
+
+
+@dataclass
+class TableShape:
+    """How a grid reads as a table: its caption, header line and where data start."""
+
+    header: list[str]
+    header_rows: int  # source rows in the header line; 0: names generated
+    first_data_row: int
+    caption: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _numeric_columns(grid: Grid, start: int) -> set[int]:
+    counts: dict[int, list[int]] = {}
+    end = start + SAMPLE_ROWS
+    for row, flags in zip(grid.rows[start:end], grid.numeric[start:end], strict=True):
+        for col, (cell, number) in enumerate(zip(row, flags, strict=True)):
+            if cell.strip():
+                seen = counts.setdefault(col, [0, 0])
+                seen[0] += number
+                seen[1] += 1
+    return {col for col, (numbers, filled) in counts.items() if numbers >= 0.6 * filled}
+
+
+def _is_text_row(row: list[str], flags: list[bool], numeric_cols: set[int]) -> bool:
+    filled = [i for i, c in enumerate(row) if c.strip()]
+    return bool(filled) and not any(flags[i] for i in filled if i in numeric_cols)
+
+
+def _is_group_row(row: list[str]) -> bool:
+    """A header row over sub-headings: a label spans columns, written once or repeated."""
+    cells = [c.strip() for c in row]
+    for i in range(1, len(cells)):
+        if cells[i - 1] and (not cells[i] or cells[i] == cells[i - 1]):
+            return True
+    return False
+
+
+def _title_rows(grid: Grid, width: int) -> int:
+    """Leading rows that hold one text: in one cell, or merged across the table."""
+    if width < 3:
+        return 0
+    n = 0
+    while n < min(MAX_TITLE_ROWS, len(grid.rows) - 1):
+        cells = zip(grid.rows[n], grid.numeric[n], strict=True)
+        filled = [(c.strip(), f) for c, f in cells if c.strip()]
+        if not filled or any(f for _, f in filled) or len({c for c, _ in filled}) != 1:
+            break
+        if len(filled) not in (1, width):
+            break
+        n += 1
+    return n
+
+
+def _header_count(grid: Grid, start: int) -> int:
+    rows, flags = grid.rows, grid.numeric
+    numeric_cols = _numeric_columns(grid, start + 1)
+    if not _is_text_row(rows[start], flags[start], numeric_cols):
+        return 0
+    if not numeric_cols:
+        filled = [c.strip() for c in rows[start] if c.strip()]
+        return 1 if len(set(filled)) == len(filled) else 0
+    count = 1
+    while (
+        count < MAX_HEADER_ROWS
+        and start + count < len(rows) - 1
+        and _is_group_row(rows[start + count - 1])
+        and _is_text_row(rows[start + count], flags[start + count], numeric_cols)
+    ):
+        count += 1
+    return count
+
+
+def continues_table(table: Grid, row: list[str], flags: list[bool]) -> bool:
+    """Is ``row`` (after an empty row) more data of ``table``: a number where the
+    table's last rows hold numbers, not a new header?"""
+    numeric_cols = _numeric_columns(table, max(1, len(table.rows) - SAMPLE_ROWS))  # no header
+    return bool(numeric_cols) and not _is_text_row(row, flags, numeric_cols)
+
+
+def _fill_group_labels(rows: list[list[str]]) -> list[list[str]]:
+    """A label written once over several columns, repeated into the empty cells after it
+    (where a lower header row names a sub-column), as a merge would."""
+    filled = [list(r) for r in rows]
+    for r, row in enumerate(filled[:-1]):
+        below = filled[r + 1 :]
+        for c in range(1, len(row)):
+            if not row[c].strip() and any(c < len(b) and b[c].strip() for b in below):
+                row[c] = row[c - 1]
+    return filled
+
+
+def table_shape(grid: Grid, width: int) -> TableShape:
+    """Caption, header line and first data row of a grid ``width`` columns wide."""
+    titles = _title_rows(grid, width)
+    caption = " ".join(next(c.strip() for c in grid.rows[i] if c.strip()) for i in range(titles))
+    count = _header_count(grid, titles) if titles < len(grid.rows) else 0
+    if count == 0:
+        header = [f"Column {i}" for i in range(1, width + 1)]
+        return TableShape(header, 0, titles, caption_paragraph(caption) if caption else "",
+                          ["no header row found: the columns are named Column 1..n"])  # fmt: skip
+    rows = [row + [""] * (width - len(row)) for row in grid.rows[titles : titles + count]]
+    header = combine_header_rows(_fill_group_labels(rows)) if count > 1 else rows[0]
+    return TableShape(header, count, titles + count, caption_paragraph(caption) if caption else "")

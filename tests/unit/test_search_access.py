@@ -118,7 +118,11 @@ def test_no_body_filters_after_the_search(body: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("raw", "readers_key", "path"),
     [
-        ({"listContains": {"key": "chunkwise_readers", "value": "legal"}}, None, "$.listContains.key"),
+        (
+            {"listContains": {"key": "chunkwise_readers", "value": "legal"}},
+            None,
+            "$.listContains.key",
+        ),
         ({"equals": {"key": "acl", "value": "x"}}, "acl", "$.equals.key"),
         (
             {"orAll": [USER, {"in": {"key": "chunkwise_owner", "value": ["x"]}}]},

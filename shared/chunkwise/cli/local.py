@@ -59,7 +59,6 @@ from chunkwise.cli.common import (
     showing_progress,
     warn,
 )
-from chunkwise.cli.local_issuer import LocalIssuer
 from chunkwise.errors import ChunkwiseError, ConfigError
 from chunkwise.settings import Settings, export_env, load_settings, local_ports, local_stack_env
 
@@ -346,8 +345,6 @@ def stack_up(cfg: StackConfig, *, start: bool = True) -> StackConfig:
             f"query model {cfg.query_model_id} (the cluster embeds neural queries via "
             f"{cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid by RRF"
         )
-    issuer = LocalIssuer.create(repo_root() / ".local" / "issuer")
-    _say(f"test issuer {issuer.issuer}, keys in {issuer.directory} (chunkwise search --as)")
     return cfg
 
 

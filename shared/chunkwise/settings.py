@@ -30,7 +30,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
 from chunkwise.index.names import IndexNames
-from chunkwise.metadata.model import group_refusal, key_refusal
+from chunkwise.metadata.model import DEFAULT_READERS_KEY, group_refusal, key_refusal
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -104,7 +104,7 @@ class AccessSettings(_Base):
     access_control: Literal["none", "groups"] = "none"
     admin_group: str | None = Field(None, min_length=1, max_length=256)
     #: The sidecar key that holds a document's readers (never a filter key).
-    readers_key: str = "chunkwise_readers"
+    readers_key: str = DEFAULT_READERS_KEY
     jwt_issuer: str = Field("", max_length=1024)
     jwt_audience: str = Field("", max_length=1024)
     #: ``aud`` (ID tokens, most OIDC providers) or ``client_id`` (Cognito access tokens).

@@ -1,30 +1,30 @@
-"""Query function (Lambda Function URL, IAM auth): hybrid search with citations.
+"""Query function: hybrid search with citations, filtered by metadata and access.
 
-    GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
+    GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table&filter=<JSON>
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."]}
+             "doc_id": ["..."], "filter": {"equals": {"key": "department", "value": "legal"}}}
 
-The request is parsed and bounded by `chunkwise.search.request`. Returns
-``{"query", "k", "fusion", "took_ms", "hits": [...]}``; every hit carries its
-citation: S3 key, revision, pages, ``[start, end)`` into the revision's extracted
-text, heading path and the cited body. 400 for a bad request (every parameter is
-bounded; the detail names the field) or a query OpenSearch refuses, 503 when
-OpenSearch is unavailable (retry), 500 otherwise (counted as ``QueryErrors``).
-Error bodies never carry OpenSearch's internal messages.
+Behind a Function URL with IAM auth (access mode ``none``) or an HTTP API with a JWT
+authorizer (mode ``groups``, where this function verifies the bearer token itself
+too). The logic is `chunkwise.search.endpoint.QueryEndpoint`: returns
+``{"query", "k", "fusion", "took_ms", "hits": [...]}``, every hit with its citation;
+401/403 for a caller without a valid token or groups, 400 for a bad request (the
+detail names the field, a bad filter its JSON path) or a query OpenSearch refuses, 503
+when OpenSearch or the token issuer is unavailable (retry), 500 otherwise (counted as
+``QueryErrors``). Error bodies never carry OpenSearch's internal messages. One audit
+log line per request: who asked, hits, chunks withheld; never the query or any text.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
-from chunkwise.errors import QueryRejected, TransientError
-from chunkwise.search.request import BadRequest, QueryRequest, filters, parse_request
+from chunkwise.search.endpoint import QueryEndpoint, Reply
 from chunkwise.settings import QuerySettings, load_settings
+from chunkwise.wiring.query import query_endpoint
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -57,31 +57,19 @@ def get_searcher() -> Searcher:
     return _SEARCHER
 
 
-def _response(status: int, body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "statusCode": status,
-        "headers": {"content-type": "application/json; charset=utf-8"},
-        "body": json.dumps(body, ensure_ascii=False),
-    }
+# Access control is checked here, at cold start: a bad setting fails the init.
+ENDPOINT: QueryEndpoint = query_endpoint(SETTINGS, lambda: get_searcher())
 
 
-def search(req: QueryRequest) -> dict[str, Any]:
-    searcher = get_searcher()
-    t0 = time.perf_counter()
-    hits = searcher.search(req.query, req.k, filters(req))
-    took = (time.perf_counter() - t0) * 1000.0
-    metrics.add_metric(name="QueryLatency", unit=MetricUnit.Milliseconds, value=took)
-    metrics.add_metric(name="QueryHits", unit=MetricUnit.Count, value=len(hits))
-    return {
-        "query": req.query,
-        "k": req.k,
-        "fusion": searcher.fusion,
-        "took_ms": round(took, 1),
-        "hits": [
-            {"rank": i, **h.model_dump(mode="json", exclude={"text"})}
-            for i, h in enumerate(hits, start=1)
-        ],
-    }
+def _report(reply: Reply) -> None:
+    for name, (value, unit) in reply.metrics.items():
+        metrics.add_metric(name=name, unit=MetricUnit(unit), value=value)
+    if reply.warning:
+        logger.warning(
+            "query not answered" if reply.status != 200 else "query audit incomplete",
+            extra={"reason": reply.warning},
+        )
+    logger.info("query audit", extra=reply.audit.fields())
 
 
 @logger.inject_lambda_context
@@ -89,21 +77,10 @@ def search(req: QueryRequest) -> dict[str, Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
-        req = parse_request(event)
-    except BadRequest as exc:
-        return _response(400, {"error": "bad request", "detail": str(exc)})
-    try:
-        return _response(200, search(req))
-    except QueryRejected as exc:
-        # OpenSearch refused the query itself (a 400, the clause limit): the caller's
-        # input; OpenSearch's own text stays in the log.
-        logger.warning("query rejected", extra={"reason": str(exc)})
-        return _response(400, {"error": "bad request", "detail": exc.public})
-    except TransientError as exc:
-        logger.warning("search unavailable", extra={"reason": str(exc)})
-        metrics.add_metric(name="QueryUnavailable", unit=MetricUnit.Count, value=1)
-        return _response(503, {"error": "search temporarily unavailable"})
+        reply = ENDPOINT.answer(event)
     except Exception:  # every other failure is ours: logged, counted, never echoed
         logger.exception("search failed")
         metrics.add_metric(name="QueryErrors", unit=MetricUnit.Count, value=1)
-        return _response(500, {"error": "search failed"})
+        return Reply.failure().response()
+    _report(reply)
+    return reply.response()

@@ -8,7 +8,7 @@ as ``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
 
     function    model               mixins
     ingest      IngestSettings      Source + OpenSearch + Embedder
-    query       QuerySettings       OpenSearch + Embedder (+ query_embedding)
+    query       QuerySettings       OpenSearch + Embedder + Access (+ query_embedding)
     reconcile   ReconcileSettings   Ingest + Queue (+ retention)
     admin       AdminSettings       OpenSearch + Embedder (+ query_connector_role_arn)
     local, CLI  Settings            all of them (the local runner plays every function)
@@ -26,11 +26,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
 from chunkwise.index.names import IndexNames
+from chunkwise.metadata.model import DEFAULT_READERS_KEY, group_refusal, key_refusal
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -96,8 +97,67 @@ class IngestSettings(SourceSettings, OpenSearchSettings, EmbedderSettings):
     """The ingest function: S3 events -> the index."""
 
 
-class QuerySettings(OpenSearchSettings, EmbedderSettings):
-    """The query function: hybrid search over the read alias."""
+class AccessSettings(_Base):
+    """Access control of the query path (samdocs/metadata-and-access.md): the mode, the
+    admin group, and how a caller's bearer token is verified in mode ``groups``.
+    `load_settings` checks that mode ``groups`` has what it needs."""
+
+    access_control: Literal["none", "groups"] = "none"
+    admin_group: str | None = Field(None, min_length=1, max_length=256)
+    #: The sidecar key that holds a document's readers (never a filter key).
+    readers_key: str = DEFAULT_READERS_KEY
+    jwt_issuer: str = Field("", max_length=1024)
+    jwt_audience: str = Field("", max_length=1024)
+    #: ``aud`` (ID tokens, most OIDC providers) or ``client_id`` (Cognito access tokens).
+    jwt_audience_claim: Literal["aud", "client_id"] = "aud"
+    jwt_groups_claim: str = Field("cognito:groups", min_length=1, max_length=256)
+    #: The issuer's JWKS: an https URL, or a file (the local test issuer's ``jwks.json``).
+    jwt_jwks_url: str = ""
+    jwt_jwks_file: Path | None = None
+    #: The bucket the filter key ``x-amz-bedrock-kb-source-uri`` refers to.
+    source_bucket: str = Field(
+        "", validation_alias=AliasChoices("CHUNKWISE_SOURCE_BUCKET", "CHUNKWISE_BUCKET")
+    )
+
+    @field_validator("admin_group")
+    @classmethod
+    def _admin_group(cls, v: str | None) -> str | None:
+        reason = group_refusal(v) if v is not None else None
+        if reason:
+            raise ValueError(reason)
+        return v
+
+    @field_validator("readers_key")
+    @classmethod
+    def _readers_key(cls, v: str) -> str:
+        reason = key_refusal(v, v)
+        if reason:
+            raise ValueError(reason)
+        return v
+
+    def access_problems(self) -> list[str]:
+        """What keeps this configuration from working, each naming its variable."""
+        if self.access_control == "none":
+            return []
+        problems = [
+            f"CHUNKWISE_{name.upper()}: required with CHUNKWISE_ACCESS_CONTROL=groups"
+            for name in ("jwt_issuer", "jwt_audience")
+            if not getattr(self, name)
+        ]
+        if bool(self.jwt_jwks_url) == (self.jwt_jwks_file is not None):
+            problems.append(
+                "CHUNKWISE_JWT_JWKS_URL / CHUNKWISE_JWT_JWKS_FILE: exactly one with "
+                "CHUNKWISE_ACCESS_CONTROL=groups"
+            )
+        if self.jwt_jwks_url and not self.jwt_jwks_url.startswith(("https://", "http://")):
+            problems.append("CHUNKWISE_JWT_JWKS_URL: must be an https:// URL")
+        if self.jwt_jwks_file is not None and not self.jwt_jwks_file.is_file():
+            problems.append(f"CHUNKWISE_JWT_JWKS_FILE: {self.jwt_jwks_file} does not exist")
+        return problems
+
+
+class QuerySettings(OpenSearchSettings, EmbedderSettings, AccessSettings):
+    """The query function: hybrid search over the read alias, access control."""
 
     # "client" embeds the query and sends the vector; "cluster" sends the text and
     # the generation's query model embeds it (chunkwise.search.query_model).
@@ -154,6 +214,8 @@ def load_settings(model: type[_Base] = Settings, **overrides: Any) -> _Base:
         s.names  # noqa: B018 - validates the index prefix
     if isinstance(s, EmbedderSettings) and s.model_path and not s.model_path.exists():
         raise ConfigError(f"CHUNKWISE_MODEL_PATH: {s.model_path} does not exist")
+    if isinstance(s, AccessSettings) and s.access_problems():
+        raise ConfigError("invalid settings: " + "; ".join(s.access_problems()))
     return s
 
 

@@ -15,6 +15,7 @@ from chunkwise.embedding.embed import Embedder
 from chunkwise.index.names import IndexNames, template_name
 from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.revisions import Loaded, Outcome, RevisionSwitch
+from chunkwise.metadata import DocumentMetadata
 from chunkwise.schema import Chunk
 
 
@@ -86,4 +87,60 @@ def write_live_without_head(
     from chunkwise.index.states import State
 
     actions = list(bulk_actions(chunks, vectors, index=index.target, state=State.LIVE))
-    bulk_with_retries(index.client, actions, refresh=True)
+    result = bulk_with_retries(index.client, actions, refresh=True)
+    assert not result.failed, result.failed[:3]
+
+
+def add_metadata_mapping(index: OpenSearchIndex) -> None:
+    """The metadata fields (`chunkwise.metadata.metadata_mapping`) on the live
+    generation, unless its mapping has them already (once the generation body carries
+    them, this does nothing)."""
+    from chunkwise.metadata import metadata_mapping
+
+    mappings = index.client.indices.get_mapping(index=index.names.write_alias)
+    for physical, body in mappings.items():
+        current = body["mappings"]
+        if "meta" in current.get("properties", {}):
+            continue
+        fragment = metadata_mapping()
+        templates = current.get("dynamic_templates", []) + fragment["dynamic_templates"]
+        put = {"dynamic_templates": templates, "properties": fragment["properties"]}
+        index.client.indices.put_mapping(index=physical, body=put)
+
+
+def stamp_metadata(index: OpenSearchIndex, doc_id: str, metadata: DocumentMetadata) -> None:
+    """Give every chunk of ``doc_id`` this metadata (replacing ``meta`` whole, as the
+    ingest side's restamp does), refreshed; head records are left alone. Scripted
+    updates through _bulk: the local node has no reindex module (_update_by_query)."""
+    from chunkwise.adapters.opensearch.retries import bulk_with_retries
+    from chunkwise.metadata import document_fields
+
+    query = {
+        "bool": {
+            "filter": [{"term": {"doc_id": doc_id}}, {"terms": {"state": ["pending", "live"]}}]
+        }
+    }
+    found = index.client.search(
+        index=index.names.write_alias,
+        body={"size": 10_000, "_source": False, "query": query},
+        params={"routing": doc_id},
+    )
+    script = {
+        "lang": "painless",
+        "source": "ctx._source.meta = params.meta; ctx._source.readers = params.readers;"
+        " ctx._source.metadata_version = params.metadata_version",
+        "params": document_fields(metadata),
+    }
+    actions = [
+        {
+            "_op_type": "update",
+            "_index": hit["_index"],
+            "_id": hit["_id"],
+            "_routing": doc_id,
+            "_source": {"script": script},  # an update action's body
+        }
+        for hit in found["hits"]["hits"]
+    ]
+    assert actions, f"no chunks of {doc_id}"
+    result = bulk_with_retries(index.client, actions, refresh=True)
+    assert not result.failed, result.failed[:3]

@@ -26,6 +26,8 @@ def test_each_function_reads_only_its_own_concerns() -> None:
     assert "queue_url" in ReconcileSettings.model_fields
     assert "queue_url" not in IngestSettings.model_fields
     assert "query_connector_role_arn" in AdminSettings.model_fields
+    assert {"access_control", "admin_group", "jwt_issuer"} <= set(QuerySettings.model_fields)
+    assert "access_control" not in IngestSettings.model_fields
     assert "query_connector_role_arn" not in QuerySettings.model_fields
     every = set().union(
         *(m.model_fields for m in (IngestSettings, QuerySettings, ReconcileSettings, AdminSettings))

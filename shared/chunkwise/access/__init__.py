@@ -1,7 +1,7 @@
 """Access control: who asks (a verified identity) and what it may read (pure; no I/O).
 samdocs/metadata-and-access.md, "Access control"."""
 
-from chunkwise.access.clause import access_clause, combine
+from chunkwise.access.clause import AccessPolicy, access_clause, combine
 from chunkwise.access.identity import (
     AccessMode,
     AuthError,
@@ -12,6 +12,7 @@ from chunkwise.access.identity import (
 
 __all__ = [
     "AccessMode",
+    "AccessPolicy",
     "AuthError",
     "AuthReason",
     "Identity",

@@ -14,6 +14,7 @@ either: `chunkwise.metadata.filters` refuses reserved keys.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from chunkwise.access.identity import AccessMode, AuthError, AuthReason, Identity
@@ -52,3 +53,25 @@ def combine(access: Clause | None, user_filter: Clause | None) -> Clause:
     if not members:
         return {"match_all": {}}
     return {"bool": {"filter": members}}
+
+
+@dataclass(frozen=True)
+class AccessPolicy:
+    """A deployment's access mode and admin group: what `access_clause` needs besides
+    the caller. The default is mode ``none`` (no limit), today's single-tenant
+    behaviour; a library caller that passes an identity gets mode ``groups``."""
+
+    mode: AccessMode = AccessMode.NONE
+    admin_group: str | None = None
+
+    def clause(self, identity: Identity | None) -> Clause | None:
+        """The access clause for ``identity`` (None: no limit); AuthError as
+        `access_clause` raises it."""
+        return access_clause(identity, self.mode, self.admin_group)
+
+    def is_admin(self, identity: Identity | None) -> bool:
+        return (
+            self.admin_group is not None
+            and identity is not None
+            and self.admin_group in identity.groups
+        )

@@ -7,6 +7,7 @@
     chunkwise index list                                 generations and the live one
     chunkwise search "query" [--k 5] [--json] [--doc ID] [--key-prefix P]
                      [--lang de] [--kind table] [--fusion auto|server|client]
+                     [--filter JSON|@file] [--token T | --as SUBJECT --groups a,b]
 
 Common options: --url (default $OPENSEARCH_URL or http://127.0.0.1:9200),
 --prefix (default $CHUNKWISE_INDEX_PREFIX or "chunks"), --embedder (default
@@ -20,9 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
-from chunkwise.cli.common import HelpFormatter, parse_args, parser
-from chunkwise.errors import ChunkwiseError
+from chunkwise.cli.common import EXIT_INPUT, HelpFormatter, parse_args, parser
+from chunkwise.cli.search_identity import add_identity_args, search_as
+from chunkwise.errors import ChunkwiseError, ConfigError
 from chunkwise.index.names import IndexNames, new_generation_id
 from chunkwise.index.revision_queries import parse_duration_seconds
 from chunkwise.settings import cli_settings
@@ -140,7 +144,11 @@ def _search_parser() -> argparse.ArgumentParser:
         "reciprocal rank fusion) of the live generation; every hit with its citation.",
         examples="""\
   chunkwise search "maximum inlet pressure" --k 3
-  chunkwise search "Wartungsintervall" --lang de --json | jq .citation""",
+  chunkwise search "Wartungsintervall" --lang de --json | jq .citation
+  chunkwise search "notice period" --filter '{"equals": {"key": "department", "value": "legal"}}'
+  chunkwise search "notice period" --as alice --groups legal,staff   # local test issuer
+  chunkwise search "notice period" --token "$ID_TOKEN"
+""",
     )
     p.add_argument("query")
     p.add_argument("--k", type=int, default=5, help="hits to return")
@@ -149,6 +157,11 @@ def _search_parser() -> argparse.ArgumentParser:
     p.add_argument("--key-prefix", default=None, help="only objects whose S3 key starts so")
     p.add_argument("--lang", action="append", default=[], help="chunk language filter")
     p.add_argument("--kind", action="append", default=[], help="chunk kind filter")
+    p.add_argument(
+        "--filter",
+        default=None,
+        help="metadata filter in the grammar of Bedrock's Retrieve filter: JSON, or @FILE",
+    )
     p.add_argument(
         "--fusion",
         choices=["auto", "server", "client"],
@@ -162,7 +175,23 @@ def _search_parser() -> argparse.ArgumentParser:
         help="cluster: send the text, the cluster's query model embeds it (ML Commons)",
     )
     _common(p)
+    add_identity_args(p)
     return p
+
+
+def _metadata_clause(raw: str | None, readers_key: str, bucket: str) -> dict[str, Any] | None:
+    """The translated ``--filter`` (FilterError with the JSON path, ConfigError for JSON
+    that does not parse)."""
+    from chunkwise.metadata import translate
+
+    if raw is None:
+        return None
+    text = Path(raw[1:]).read_text(encoding="utf-8") if raw.startswith("@") else raw
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--filter: not JSON ({exc.msg})") from None
+    return translate(data, readers_key=readers_key, source_bucket=bucket or None)
 
 
 def main_search(argv: list[str]) -> int:
@@ -173,12 +202,20 @@ def main_search(argv: list[str]) -> int:
     if args.k < 1:
         print("chunkwise search: --k must be >= 1", file=sys.stderr)
         return 2
+    from chunkwise.access import AuthError
     from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.search.hybrid import SearchFilters, format_hit
+    from chunkwise.settings import AccessSettings, load_settings
     from chunkwise.wiring.embedders import get_embedder
 
     try:
+        who = search_as(args)
+        access = load_settings(AccessSettings)
+        metadata = _metadata_clause(args.filter, access.readers_key, access.source_bucket)
+        if who.identity is not None:
+            groups = ", ".join(sorted(who.identity.groups)) or "none"
+            print(f"searching as {who.identity.subject} (groups: {groups})", file=sys.stderr)
         searcher = Searcher(
             connect(args.url),
             get_embedder(args.embedder),
@@ -191,8 +228,17 @@ def main_search(argv: list[str]) -> int:
             key_prefix=args.key_prefix,
             langs=tuple(args.lang),
             kinds=tuple(args.kind),
+            metadata_filter=metadata,
         )
-        hits = searcher.search(args.query, args.k, filters)
+        hits = searcher.search(
+            args.query, args.k, filters, identity=who.identity, access=who.policy
+        )
+    except AuthError as exc:
+        print(f"chunkwise search: {exc.public}: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:
+        print(f"chunkwise search: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     except ChunkwiseError as exc:
         print(f"chunkwise search: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError) else 1

@@ -26,9 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chunkwise.access.clause import combine
 from chunkwise.index.mapping import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD
 from chunkwise.index.states import State
 from chunkwise.index.versions import revision_sort_key
+from chunkwise.metadata.fields import BOOLEAN_PATH, LIST_PATH, META_FIELD, NUMBER_PATH, STRING_PATH
 
 RRF_K = 60
 PIPELINE_RRF = "chunkwise-rrf"
@@ -37,7 +39,15 @@ SOURCE_EXCLUDES = ["embedding", "text_en", "text_de", ROWS_FIELD]
 
 
 class SearchFilters(BaseModel):
-    """Restrict a search; every set field must match (AND), values within a field OR."""
+    """Restrict a search; every set field must match (AND), values within a field OR.
+
+    ``metadata_filter`` is the caller's metadata filter as a query clause (a Retrieve
+    filter through `chunkwise.metadata.translate`); ``access`` is the access clause the
+    server adds (`chunkwise.access.AccessPolicy.clause`). `restricted` ANDs an access
+    clause with the one already there, so filters can be narrowed, never widened. Both
+    sit in the one ``bool.filter`` every leg carries (`clauses`): the BM25 query's and
+    the k-NN leg's own ``filter`` (Lucene's efficient filtering: the k nearest are
+    chosen among the chunks that pass, not cut afterwards), in every query path."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -45,6 +55,19 @@ class SearchFilters(BaseModel):
     key_prefix: str | None = None
     langs: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    metadata_filter: dict[str, Any] | None = None
+    access: dict[str, Any] | None = None
+
+    def restricted(self, access: dict[str, Any] | None) -> SearchFilters:
+        """These filters, further limited by ``access`` (None: unchanged)."""
+        if access is None:
+            return self
+        both = access if self.access is None else combine(self.access, access)
+        return self.model_copy(update={"access": both})
+
+    def without_access(self) -> SearchFilters:
+        """The same filters without the access clause (the audit's comparison only)."""
+        return self.model_copy(update={"access": None})
 
     def clauses(self) -> list[dict[str, Any]]:
         # Candidates of both states: the document's head decides which revision is
@@ -60,6 +83,8 @@ class SearchFilters(BaseModel):
             out.append({"terms": {"lang": list(self.langs)}})
         if self.kinds:
             out.append({"terms": {"kind": list(self.kinds)}})
+        if self.access is not None or self.metadata_filter is not None:
+            out.append(combine(self.access, self.metadata_filter))
         return out
 
 
@@ -310,6 +335,9 @@ class Hit(BaseModel):
     score: ScoreBreakdown
     text: str = Field(default="", repr=False)
     state: str = ""  # pending or live: the reader keeps what the document's head names
+    #: The document's metadata attributes (key -> value, as its sidecar typed them);
+    #: never its readers, which stay on the server.
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def revision(self) -> str:
@@ -390,7 +418,22 @@ def build_hit(
             knn_rank=knn[1] if knn else None,
         ),
         state=str(src.get("state", "")),
+        metadata=attributes_of(src),
     )
+
+
+def attributes_of(src: Mapping[str, Any]) -> dict[str, Any]:
+    """A chunk's metadata attributes from its typed sub-objects (`chunkwise.metadata.
+    fields`); the date sub-object repeats STRING values, so it is left out."""
+    meta = src.get(META_FIELD)
+    if not isinstance(meta, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    for sub in (STRING_PATH, NUMBER_PATH, BOOLEAN_PATH, LIST_PATH):
+        values = meta.get(sub)
+        if isinstance(values, Mapping):
+            out.update(values)
+    return dict(sorted(out.items()))
 
 
 def _ranks(raw_hits: Sequence[RawHit]) -> dict[str, Ranked]:

@@ -5,8 +5,14 @@ Every parameter is bounded, so a request outside the bounds is the caller's mist
 OpenSearch has to reject or a 503 the caller would retry.
 
     GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
+         &filter={"equals":{"key":"department","value":"legal"}}     (URL-encoded JSON)
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."]}
+             "doc_id": ["..."], "filter": {"andAll": [...]}}
+
+``filter`` is a metadata filter in the grammar of Bedrock's Retrieve ``RetrievalFilter``
+(`chunkwise.metadata.filters`; a bad one is a 400 naming its JSON path). Who is asking
+comes from the verified bearer token only: a request whose parameters name groups,
+readers or an identity (`IDENTITY_PARAMS`) is refused with 403, never read.
 """
 
 from __future__ import annotations
@@ -14,10 +20,12 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from chunkwise.metadata import DEFAULT_READERS_KEY, translate
 from chunkwise.schema import ChunkKind
 from chunkwise.search.hybrid import SearchFilters
 
@@ -30,6 +38,19 @@ MAX_QUERY_TERMS = 128
 MAX_KEY_PREFIX_CHARS = 1024  # an S3 key is at most 1,024 bytes
 MAX_FILTER_VALUES = 20
 MAX_DOC_IDS = 100
+#: The metadata filter as JSON, at most this long (the grammar bounds its shape:
+#: depth 5, 50 operators, 100 values per list).
+MAX_FILTER_CHARS = 65_536
+#: Parameters that would say who the caller is or what it may read. They are refused
+#: (403) rather than ignored, so a client that believes it can choose its groups learns
+#: at once that it cannot. The configured readers key and groups claim are added.
+IDENTITY_PARAMS = frozenset(
+    {
+        "group", "groups", "reader", "readers", "role", "roles", "identity", "subject",
+        "sub", "user", "username", "principal", "claims", "token", "as", "admin",
+        "access", "access_control", "acl", "cognito:groups", "chunkwise_readers",
+    }
+)  # fmt: skip
 _TERM = re.compile(r"\w+")
 _LANG = re.compile(r"^[a-z]{2,3}$")
 _DOC_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -38,6 +59,10 @@ _KINDS = frozenset(k.value for k in ChunkKind)
 
 class BadRequest(ValueError):
     """A request parameter is invalid; the message names the field, never echoes it."""
+
+
+class IdentityInRequest(ValueError):
+    """The request names groups, readers or an identity of its own (answered 403)."""
 
 
 class QueryRequest(BaseModel):
@@ -49,6 +74,16 @@ class QueryRequest(BaseModel):
     lang: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
     kind: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
     doc_id: tuple[str, ...] = Field((), max_length=MAX_DOC_IDS)
+    #: The Retrieve filter as decoded JSON; its grammar is checked when it is
+    #: translated (`metadata_clause`), where the deployment's readers key is known.
+    filter: dict[str, Any] | None = None
+
+    @field_validator("filter")
+    @classmethod
+    def _filter_size(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None and len(json.dumps(v, ensure_ascii=False)) > MAX_FILTER_CHARS:
+            raise ValueError(f"at most {MAX_FILTER_CHARS} characters as JSON")
+        return v
 
     @field_validator("query")
     @classmethod
@@ -104,21 +139,54 @@ def _k_param(raw: object) -> object:
     return int(text)
 
 
-def parse_request(event: dict[str, Any]) -> QueryRequest:
-    """The request of a Function URL event (payload format 2.0); BadRequest if invalid."""
+def _filter_param(raw: object) -> object:
+    """``filter`` from a query string: URL-decoded JSON (API Gateway and Function URLs
+    decode the query string)."""
+    if raw is None:
+        return None
+    text = str(raw)
+    if len(text) > MAX_FILTER_CHARS:
+        raise BadRequest(f"filter: at most {MAX_FILTER_CHARS} characters as JSON")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise BadRequest("filter: must be JSON (a Retrieve filter object)") from None
+
+
+def refuse_identity_params(names: Iterable[str], reserved: Iterable[str] = ()) -> None:
+    """IdentityInRequest if a parameter name claims an identity or groups."""
+    refused = IDENTITY_PARAMS | {r.lower() for r in reserved}
+    named = sorted({str(n) for n in names if str(n).lower() in refused})
+    if named:
+        raise IdentityInRequest(
+            f"{named[0]}: the caller's identity and groups come from its token only"
+        )
+
+
+def _body(event: dict[str, Any]) -> dict[str, Any]:
+    raw = event.get("body") or "{}"
+    try:
+        if event.get("isBase64Encoded"):
+            raw = base64.b64decode(raw).decode("utf-8")
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("body: must be a UTF-8 JSON object") from None
+    if not isinstance(data, dict):
+        raise BadRequest("body: must be a JSON object")
+    return data
+
+
+def parse_request(event: dict[str, Any], *, reserved: Iterable[str] = ()) -> QueryRequest:
+    """The request of a Function URL or HTTP API event (payload format 2.0); BadRequest
+    if invalid, IdentityInRequest if it names an identity (``reserved``: names refused
+    besides `IDENTITY_PARAMS`, e.g. the configured groups claim)."""
     method = str(event.get("requestContext", {}).get("http", {}).get("method", "GET")).upper()
     if method == "POST":
-        raw = event.get("body") or "{}"
-        try:
-            if event.get("isBase64Encoded"):
-                raw = base64.b64decode(raw).decode("utf-8")
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise BadRequest("body: must be a UTF-8 JSON object") from None
-        if not isinstance(data, dict):
-            raise BadRequest("body: must be a JSON object")
+        data = _body(event)
+        refuse_identity_params(data, reserved)
         return _validated(data)
     qs = event.get("queryStringParameters") or {}
+    refuse_identity_params(qs, reserved)
 
     def listed(name: str) -> tuple[str, ...]:
         v = qs.get(name)
@@ -132,11 +200,26 @@ def parse_request(event: dict[str, Any]) -> QueryRequest:
             "lang": listed("lang"),
             "kind": listed("kind"),
             "doc_id": listed("doc_id"),
+            "filter": _filter_param(qs.get("filter")),
         }
     )
 
 
-def filters(req: QueryRequest) -> SearchFilters:
+def metadata_clause(
+    req: QueryRequest, *, readers_key: str = DEFAULT_READERS_KEY, source_bucket: str | None = None
+) -> dict[str, Any] | None:
+    """The request's metadata filter as a query clause (None without one); FilterError
+    (with the JSON path of the bad node) if it is outside the grammar."""
+    if req.filter is None:
+        return None
+    return translate(req.filter, readers_key=readers_key, source_bucket=source_bucket)
+
+
+def filters(req: QueryRequest, metadata_filter: dict[str, Any] | None = None) -> SearchFilters:
     return SearchFilters(
-        doc_ids=req.doc_id, key_prefix=req.key_prefix, langs=req.lang, kinds=req.kind
+        doc_ids=req.doc_id,
+        key_prefix=req.key_prefix,
+        langs=req.lang,
+        kinds=req.kind,
+        metadata_filter=metadata_filter,
     )

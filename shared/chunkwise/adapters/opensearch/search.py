@@ -8,9 +8,12 @@
   the breakdown has both retrievers' scores and ranks.
 - ``auto`` (default): ``server`` if the plugin is there, else ``client``.
 
-Both query the read alias, whose filter hides non-live chunks; the same live
-filter is also inside every query (so k-NN picks its top k among live chunks).
-Results are post-processed (newest revision per document, no overlapping spans).
+Both query the write alias (the reader needs pending chunks too) with the same
+filter inside every query: the chunk states, the caller's filters and metadata
+filter, and in access mode ``groups`` the access clause (`restrict`), in the BM25
+query's ``bool.filter`` and the k-NN leg's own ``filter`` alike (so k-NN picks its
+top k among the chunks that pass). Results are post-processed (newest revision per
+document, no overlapping spans).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any, Literal
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
+from chunkwise.access import AccessMode, AccessPolicy, Identity
 from chunkwise.adapters.opensearch.generations import check_generation_model
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
@@ -35,6 +39,7 @@ from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames
 from chunkwise.index.reading import Candidate, read_current
+from chunkwise.search.audit import withheld_count, withheld_count_query
 from chunkwise.search.hybrid import (
     PIPELINE_NORM,
     PIPELINE_RRF,
@@ -159,6 +164,22 @@ def rejected_query(exc: TransportError) -> QueryRejected | None:
     return None
 
 
+MATCH_ALL: dict[str, Any] = {"match_all": {}}
+
+
+def restrict(
+    filters: SearchFilters, identity: Identity | None, access: AccessPolicy | None
+) -> SearchFilters:
+    """``filters`` limited to what ``identity`` may read under ``access``. A caller that
+    names an identity without a policy searches in mode ``groups`` without an admin
+    group; no identity and no policy: no limit (mode ``none``)."""
+    if access is None:
+        if identity is None:
+            return filters
+        access = AccessPolicy(AccessMode.GROUPS)
+    return filters.restricted(access.clause(identity))
+
+
 class Searcher:
     """Hybrid search over the write alias's generation, current revisions only (heads)."""
 
@@ -229,13 +250,19 @@ class Searcher:
         filters: SearchFilters | None = None,
         *,
         lang: str | None = None,
+        identity: Identity | None = None,
+        access: AccessPolicy | None = None,
     ) -> list[Hit]:
         """The k best hits of the documents' current revisions: candidates of any
         revision, then each document's head decides (`read_current`), searched again
-        with a wider window when a head moved past the candidates."""
+        with a wider window when a head moved past the candidates.
+
+        ``identity``: search as this verified caller (`restrict`); the access clause
+        goes into both legs of every query path, with ``filters`` (its
+        ``metadata_filter`` too), never applied to the hits afterwards."""
         if k < 1:
             raise ValueError("k must be >= 1")
-        f = filters or SearchFilters()
+        f = restrict(filters or SearchFilters(), identity, access)
         qlang = lang or guess_query_lang(query)
         window = k * self.candidates
         preference = uuid.uuid4().hex  # candidates and heads from the same shard copies
@@ -249,6 +276,23 @@ class Searcher:
             lambda ids: self.heads.search_heads(ids, preference),
         )
         return postprocess(hits, k)
+
+    def withheld(
+        self,
+        query: str,
+        filters: SearchFilters,
+        *,
+        lang: str | None = None,
+        identity: Identity | None = None,
+        access: AccessPolicy | None = None,
+    ) -> int:
+        """How many chunks the access clause kept from the lexical matches of ``query``
+        (`chunkwise.search.audit.withheld_count_query`); 0 when nothing limits the caller."""
+        f = restrict(filters, identity, access)
+        if f.access is None or f.access == MATCH_ALL:
+            return 0
+        body = withheld_count_query(query, f, lang=lang or guess_query_lang(query))
+        return withheld_count(self._search(body))
 
     @property
     def heads(self) -> OpenSearchHeads:

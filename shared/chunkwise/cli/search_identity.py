@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkwise.access import AccessMode, AccessPolicy, Identity
-from chunkwise.cli.common import repo_root
+from chunkwise.localstack.config import repo_root
 from chunkwise.errors import ConfigError
 from chunkwise.settings import AccessSettings, load_settings
 

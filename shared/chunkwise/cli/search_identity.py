@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkwise.access import AccessMode, AccessPolicy, Identity
-from chunkwise.localstack.config import repo_root
 from chunkwise.errors import ConfigError
+from chunkwise.localstack.config import repo_root
 from chunkwise.settings import AccessSettings, load_settings
 
 

@@ -30,6 +30,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from chunkwise.errors import ConfigError
 from chunkwise.index.names import IndexNames
+from chunkwise.metadata.model import DEFAULT_READERS_KEY
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -83,6 +84,9 @@ class SourceSettings(_Base):
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)
     ocr: Literal["none", "textract"] = "none"
+    # The sidecar attribute that names a document's readers (checked by the pipeline's
+    # configuration: chunkwise.metadata.model.check_readers_key).
+    readers_key: str = DEFAULT_READERS_KEY
 
 
 class QueueSettings(_Base):

@@ -42,7 +42,6 @@ BEDROCK_PREFIX = "x-amz-bedrock-kb-"
 CHUNKWISE_PREFIX = "chunkwise_"
 
 
-
 class MetadataError(PermanentError):
     """A sidecar (or tag, or user metadata entry) that can never be indexed as it is.
 

@@ -167,8 +167,12 @@ class OpenSearchIndex(GenerationAdmin):
     def live_revisions(self, doc_id: str) -> set[str]:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        marker_id, source = failure_marker(doc_id, key, revision, reason)
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
+        marker_id, source = failure_marker(
+            doc_id, key, revision, reason, metadata_version=metadata_version
+        )
         with_retries(
             self.policy,
             f"record failure of {doc_id}/{revision}",
@@ -178,7 +182,8 @@ class OpenSearchIndex(GenerationAdmin):
         )
 
     def known_failures(self) -> list[dict[str, Any]]:
-        """Every failure marker's source (doc_id, source_key, revision, reason)."""
+        """Every failure marker's source (doc_id, source_key, revision, metadata_version,
+        reason)."""
         out: list[dict[str, Any]] = []
         after: list[Any] | None = None
         while True:

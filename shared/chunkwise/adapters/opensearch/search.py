@@ -34,7 +34,7 @@ from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames
-from chunkwise.index.reading import Candidate, read_current
+from chunkwise.index.reading import candidate_of, read_current
 from chunkwise.search.hybrid import (
     PIPELINE_NORM,
     PIPELINE_RRF,
@@ -245,7 +245,7 @@ class Searcher:
 
         hits = read_current(
             candidates,
-            lambda h: Candidate(h.doc_id, h.revision, h.state),
+            lambda h: candidate_of(h.id, h.doc_id, h.state),
             lambda ids: self.heads.search_heads(ids, preference),
         )
         return postprocess(hits, k)

@@ -6,7 +6,9 @@ retries of `with_retries`, exponential backoff with jitter by tenacity):
 - heads: realtime ``_mget`` (`chunkwise.adapters.opensearch.heads`); documents
   without a head get one aggregation over their live chunks (written by the older
   protocol);
-- chunks: ``_bulk`` with ``op_type=create`` and no refresh at all;
+- chunks: ``_bulk`` with ``op_type=create`` and no refresh at all; the chunks of the
+  current state read back by id (realtime ``_mget``, `read_revision`) for a
+  metadata-only change, which restamps them instead of extracting and embedding;
 - commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
   (``create`` for a first head); a 409 means a concurrent writer moved the head;
 - finish: ``_bulk`` of partial updates (state ``live``) of the new chunks and
@@ -18,15 +20,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads, head_source
 from chunkwise.adapters.opensearch.retries import bulk_with_retries, error_reason, with_retries
 from chunkwise.errors import TransientError
-from chunkwise.index.documents import bulk_actions
+from chunkwise.index.documents import bulk_actions, chunk_from_source
 from chunkwise.index.heads import LEGACY_STATE, Head, absent_head, chunk_ids, head_id
 from chunkwise.index.states import State, utcnow_iso
 from chunkwise.ingest.revisions import Loaded
+from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.ingest.revisions")
 
@@ -101,7 +105,12 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
         doc_of: dict[str, str] = {}
         for item in loaded:
             for a in bulk_actions(
-                item.chunks, item.vectors, index=self.index.target, state=State.PENDING
+                item.chunks,
+                item.vectors,
+                index=self.index.target,
+                state=State.PENDING,
+                metadata_version=item.metadata_version,
+                fields=item.fields,
             ):
                 a["_op_type"] = "create"
                 doc_of[a["_id"]] = a["_routing"]
@@ -119,6 +128,30 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
             f"(first: {fs[0]['_id']}: {error_reason(fs[0].get('error'))})"
             for d, fs in failed.items()
         }
+
+    def read_revision(
+        self, doc_id: str, key: str, n: int
+    ) -> list[tuple[Chunk, list[float]]] | None:
+        """The ``n`` chunks of the revision state ``key`` with their vectors, by id
+        (realtime: a head's chunks were written before it was committed); None if any
+        is missing (erased by retention) or unreadable."""
+        if n < 1:
+            return None
+        body = {"docs": [{"_id": i, "routing": doc_id} for i in chunk_ids(doc_id, key, n)]}
+
+        def do() -> list[dict[str, Any]]:
+            resp = self.client.mget(index=self.index.target, body=body, params={"realtime": "true"})
+            docs: list[dict[str, Any]] = resp["docs"]
+            return docs
+
+        docs = with_retries(self.policy, f"read {doc_id} {key}", do)
+        if not all(d.get("found") for d in docs):
+            return None
+        try:
+            return [chunk_from_source(d["_source"]) for d in docs]
+        except (KeyError, ValueError) as exc:
+            log.warning("restamp of %s %s: stored chunks unreadable (%s)", doc_id, key, exc)
+            return None
 
     def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
         actions = [
@@ -168,10 +201,10 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
         actions: list[dict[str, Any]] = []
         for h in heads:
             if h.revision:
-                actions += self._set_state(h, h.revision, h.chunks, State.LIVE, now)
+                actions += self._set_state(h, h.revision_key, h.chunks, State.LIVE, now)
             old = State.DELETED if h.tombstone else State.SUPERSEDED
-            for revision, n in h.cleanup:
-                actions += self._set_state(h, revision, n, old, now)
+            for key, n in h.cleanup:
+                actions += self._set_state(h, key, n, old, now)
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
@@ -180,7 +213,7 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
             raise TransientError(f"finish: {len(hard)} chunk updates refused, first {hard[0]}")
 
     def _set_state(
-        self, head: Head, revision: str, n: int, state: State, now: str
+        self, head: Head, key: str, n: int, state: State, now: str
     ) -> list[dict[str, Any]]:
         script = {
             "source": _SET_STATE,
@@ -197,15 +230,14 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
                 "retry_on_conflict": 3,
                 "_source": {"script": script},
             }
-            for i in chunk_ids(head.doc_id, revision, n)
+            for i in chunk_ids(head.doc_id, key, n)
         ]
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        self.index.record_failure(doc_id, key, revision, reason)
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
+        self.index.record_failure(doc_id, key, revision, reason, metadata_version)
 
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
-        settled = [
-            self._conditional(h, Head(h.doc_id, h.key, h.revision, h.chunks, (), h.failed, True))
-            for h in heads
-        ]
+        settled = [self._conditional(h, replace(h, cleanup=(), settled=True)) for h in heads]
         bulk_with_retries(self.client, settled, policy=self.policy)  # 409: a newer head

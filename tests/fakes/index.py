@@ -86,7 +86,9 @@ class FakeIndex:
                 state = revision_key(item.chunks[0].revision, item.metadata_version) if ids else ""
                 for cid, c, vector in zip(ids, item.chunks, item.vectors, strict=True):
                     d = self.docs.setdefault(c.doc_id, {})
-                    if cid not in d:  # create: a twin's chunk is never overwritten
+                    # created, or written over a superseded/deleted chunk of a state that
+                    # repeats; a twin's pending or the head's live chunk is never touched
+                    if cid not in d or d[cid][2] in (State.SUPERSEDED, State.DELETED):
                         d[cid] = (state, c.chunk_index, State.PENDING, len(item.chunks))
                         self.stored[cid] = (c, vector, item.metadata_version, dict(item.fields))
         return rejected

@@ -155,11 +155,15 @@ class OpenSearchIndex(GenerationAdmin):
         policy: RetryPolicy | None = None,
     ) -> int:
         def action(h: dict[str, Any]) -> dict[str, Any]:
+            # Conditional on what the search saw: a chunk written over since (a
+            # superseded chunk revived by a new write of its state) is left alone.
             return {
                 "_op_type": "delete",
                 "_index": h["_index"],
                 "_id": h["_id"],
                 "_routing": h.get("_routing") or h["_source"]["doc_id"],
+                "if_seq_no": h["_seq_no"],
+                "if_primary_term": h["_primary_term"],
             }
 
         return self._bulk_rounds(query, routing, what, action, policy)

@@ -6,7 +6,9 @@ retries of `with_retries`, exponential backoff with jitter by tenacity):
 - heads: realtime ``_mget`` (`chunkwise.adapters.opensearch.heads`); documents
   without a head get one aggregation over their live chunks (written by the older
   protocol);
-- chunks: ``_bulk`` with ``op_type=create`` and no refresh at all; the chunks of the
+- chunks: ``_bulk`` of scripted upserts (`_WRITE_PENDING`: created, or written over a
+  superseded/deleted chunk of the same state, never over a pending or live one) and no
+  refresh at all; the chunks of the
   current state read back by id (realtime ``_mget``, `read_revision`) for a
   metadata-only change, which restamps them instead of extracting and embedding;
 - commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
@@ -43,6 +45,23 @@ _SET_STATE = (
     "  ctx._source.state = params.to;"
     "  if (params.to == 'live') { ctx._source.live_at = params.now; }"
     "  else { ctx._source.superseded_at = params.now; }"
+    "} else { ctx.op = 'none'; }"
+)
+
+
+# A state's chunk ids repeat when the state does: a sidecar deleted again (the state is
+# the bare object revision once more), an unversioned object or sidecar whose content
+# returns to an earlier ETag, a version restored in S3. The chunks of that earlier
+# state are superseded (until retention erases them), and a plain `create` would leave
+# them so while a new head names them: the document would vanish. So a write creates
+# the chunk, or replaces one that is superseded or deleted; a pending or live one (a
+# twin writer's, or the current head's) is never touched, so a late twin never turns
+# live chunks back to pending. Reviving an old chunk as pending is safe: only a head
+# that names its state makes it visible.
+_WRITE_PENDING = (
+    "String s = ctx._source.state;"
+    "if (s == null || s == 'superseded' || s == 'deleted') {"
+    "  ctx._source.clear(); ctx._source.putAll(params.doc);"
     "} else { ctx.op = 'none'; }"
 )
 
@@ -112,15 +131,14 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
                 metadata_version=item.metadata_version,
                 fields=item.fields,
             ):
-                a["_op_type"] = "create"
                 doc_of[a["_id"]] = a["_routing"]
-                actions.append(a)
+                actions.append(_pending_write(a))
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
         failed: dict[str, list[dict[str, Any]]] = {}
         for f in res.failed:
-            if f["status"] != 409:  # 409: created by a twin writer of the same revision
+            if f["status"] != 409:  # 409: a twin writer's update won every retry
                 failed.setdefault(doc_of.get(str(f["_id"]), ""), []).append(f)
         total = {d: sum(1 for a in actions if a["_routing"] == d) for d in failed}
         return {
@@ -241,3 +259,16 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
         settled = [self._conditional(h, replace(h, cleanup=(), settled=True)) for h in heads]
         bulk_with_retries(self.client, settled, policy=self.policy)  # 409: a newer head
+
+
+def _pending_write(action: dict[str, Any]) -> dict[str, Any]:
+    """An index action of `bulk_actions` as the guarded upsert `_WRITE_PENDING` (the
+    document goes once, as a script parameter; ``scripted_upsert`` runs the script on
+    an empty document when there is none)."""
+    script = {"source": _WRITE_PENDING, "lang": "painless", "params": {"doc": action["_source"]}}
+    return {
+        **{k: v for k, v in action.items() if k != "_source"},
+        "_op_type": "update",
+        "retry_on_conflict": 3,
+        "_source": {"script": script, "scripted_upsert": True, "upsert": {}},
+    }

@@ -103,6 +103,32 @@ class FakeIndex:
                 return None
             return [(self.stored[i][0], list(self.stored[i][1])) for i in ids]
 
+    # -- RetentionIndexPort (every superseded or deleted chunk counts as expired)
+
+    def _gone(self) -> list[tuple[str, str]]:
+        return [
+            (doc_id, cid)
+            for doc_id, rows in self.docs.items()
+            for cid, row in rows.items()
+            if row[2] in (State.SUPERSEDED, State.DELETED)
+        ]
+
+    def expired_revisions(
+        self, older_than_seconds: int, *, now: object = None
+    ) -> set[tuple[str, str]]:
+        """(doc_id, object revision) of the chunks `sweep` erases, as the real index
+        groups them."""
+        with self.lock:
+            return {(doc_id, self.stored[cid][0].revision) for doc_id, cid in self._gone()}
+
+    def sweep(self, older_than_seconds: int, *, now: object = None) -> int:
+        with self.lock:
+            gone = self._gone()
+            for doc_id, cid in gone:
+                del self.docs[doc_id][cid]
+                self.stored.pop(cid, None)
+            return len(gone)
+
     def fields_of(self, doc_id: str, state: State = State.LIVE) -> list[dict[str, Any]]:
         """The metadata fields (plus ``metadata_version``) of a document's chunks in
         ``state``, as their writes left them."""

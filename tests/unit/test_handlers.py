@@ -572,6 +572,31 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
     }
 
 
+def test_a_bad_sidecar_fails_its_message_with_the_field_logged_and_batch_mates_succeed(
+    ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    mod, rig = ingest
+    rig.store.put("incoming/a.md", MANUAL)
+    secret = "confidential-value-" * 3
+    bad = {"metadataAttributes": {"owner": {"value": {"type": "NUMBER", "stringValue": secret}}}}
+    rig.store.put("incoming/a.md.metadata.json", json.dumps(bad).encode())
+    rig.store.put("incoming/b.md", MANUAL)
+    event = {
+        "Records": [
+            _record_for("incoming/a.md.metadata.json", "m-bad"),
+            _record_for("incoming/b.md", "m-good"),
+        ]
+    }
+    out = mod.lambda_handler(event, LocalContext())
+    assert out == {"batchItemFailures": [{"itemIdentifier": "m-bad"}]}
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/b.md")) == {"v0003"}
+    (logged,) = [r for r in caplog.records if getattr(r, "error", "") == "MetadataError"]
+    assert logged.key == "incoming/a.md.metadata.json"  # type: ignore[attr-defined]
+    assert "metadataAttributes.owner.value" in logged.reason  # type: ignore[attr-defined]
+    assert secret not in logged.reason  # type: ignore[attr-defined]
+    assert "DLQ" in logged.getMessage()
+
+
 def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     counter: object, caplog: pytest.LogCaptureFixture
 ) -> None:

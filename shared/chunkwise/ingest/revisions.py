@@ -374,6 +374,7 @@ class RevisionSwitch(Generic[V]):
         restamp = [d for d in work if self.restamp and metadata_only(d.head, d.current)]
         if restamp and self.restamp is not None:
             results.update(self.restamp([(d.doc_id, d.head, d.current) for d in restamp]))
+        restamped = set(results)  # the rest (their chunks are gone) are loaded in full
         full = [d for d in work if d.current and d.doc_id not in results]
         if full:
             results.update(self.load([(d.doc_id, d.key, d.current) for d in full]))
@@ -382,7 +383,7 @@ class RevisionSwitch(Generic[V]):
             assert d.current is not None
             if isinstance(got, Loaded):
                 d.loaded = got
-                d.outcome.metadata_only = d in restamp
+                d.outcome.metadata_only = d.doc_id in restamped
                 d.new_head = d.head.successor(
                     d.current.revision,
                     len(got.chunks),

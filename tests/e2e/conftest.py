@@ -156,6 +156,12 @@ def stack() -> Iterator[Stack]:
             print(f"e2e cleanup ({failure})")
         os.environ.clear()
         os.environ.update(saved)
+        # The runner imports the ingest function once per process, with this stack's
+        # settings and (after its first event) this stack's pipeline: the next module's
+        # stack must import it afresh, as a new Lambda would.
+        from chunkwise.cli import local
+
+        local._HANDLERS.pop("ingest", None)
 
 
 @pytest.fixture(scope="module")

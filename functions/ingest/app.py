@@ -125,10 +125,18 @@ Metric = tuple[str, MetricUnit, float]
 
 def document_metrics(result: IngestResult) -> list[Metric]:
     """The metrics of one document that came through: its outcome; for a new revision
-    its chunks, tokens and what the extraction found; the stage latencies."""
+    state its chunks, tokens, what the extraction found and what it cost (extractions,
+    embedding calls: 0 for a metadata-only change, counted as `MetadataOnly`); the
+    stage latencies."""
     count = MetricUnit.Count
     out: list[Metric] = [(f"Documents_{result.status}", count, 1)]
     if result.status == "indexed":
+        out += [
+            ("Extractions", count, result.extractions),
+            ("EmbeddingCalls", count, result.embedding_calls),
+        ]
+        if result.metadata_only:
+            out.append(("MetadataOnly", count, 1))
         out += [("Chunks", count, result.chunks), ("Runts", count, result.runts)]
         out.append(("Tokens", count, result.tokens))
         out += [(f"ChunkChars_{name}", count, value) for name, value in result.chunk_chars.items()]

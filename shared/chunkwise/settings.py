@@ -85,6 +85,9 @@ class SourceSettings(_Base):
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)
     ocr: Literal["none", "textract"] = "none"
+    # The sidecar attribute that names a document's readers (checked by the pipeline's
+    # configuration: chunkwise.metadata.model.check_readers_key).
+    readers_key: str = DEFAULT_READERS_KEY
 
 
 class QueueSettings(_Base):

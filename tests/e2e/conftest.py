@@ -136,7 +136,16 @@ def stack() -> Iterator[Stack]:
             is_localstack = True
         except Exception:
             is_localstack = False
-        yield Stack(cfg, runner, s3, sqs, delete_marker_events=is_localstack or endpoint == "aws")
+        markers = is_localstack or endpoint == "aws"
+        try:
+            yield Stack(cfg, runner, s3, sqs, delete_marker_events=markers)
+        finally:
+            # The runner imports the ingest function once per process, with this stack's
+            # settings and (after its first event) this stack's pipeline: the next
+            # module's stack must import it afresh, as a new Lambda would.
+            from chunkwise.localstack import emulator
+
+            emulator._HANDLERS.pop("ingest", None)
 
 
 @pytest.fixture(scope="module")

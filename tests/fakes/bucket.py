@@ -32,7 +32,8 @@ class FakeBucket:
     clock: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def put(self, key: str, data: bytes) -> ObjectVersion:
+    def put(self, key: str, data: bytes, metadata: dict[str, str] | None = None) -> ObjectVersion:
+        """A new version of ``key``; ``metadata``: its user metadata (``x-amz-meta-*``)."""
         with self.lock:
             self.clock += 1
             vid = f"v{self.clock:04d}"
@@ -43,6 +44,7 @@ class FakeBucket:
                 bucket=self.bucket,
                 etag='"' + hashlib.md5(data).hexdigest() + '"',
                 size=len(data),
+                user_metadata=tuple(sorted((metadata or {}).items())),
             )
             self.objects.setdefault(key, []).append(_Obj(v, data))
             return v

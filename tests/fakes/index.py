@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
-from chunkwise.index.heads import Head, absent_head
+from chunkwise.index.heads import Head, absent_head, chunk_ids
 from chunkwise.index.revision_queries import RevisionState
 from chunkwise.index.states import State
-from chunkwise.index.versions import ObjectVersion
+from chunkwise.index.versions import REVISION_KEY_SEPARATOR, ObjectVersion, revision_key
 from chunkwise.ingest.revisions import Loaded
 from chunkwise.schema import Chunk
 
@@ -23,11 +24,15 @@ def make_chunks(doc_id: str, v: ObjectVersion, n: int = 3, lang: str = "en") -> 
 
 
 class FakeIndex:
-    """The revision switch's index port in memory (`SwitchIndexPort`), realtime:
-    doc_id -> {_id: (revision, chunk_index, state, expected)}, plus heads."""
+    """The pipeline's index port in memory (`SwitchIndexPort` + `RevisionSource`),
+    realtime: doc_id -> {_id: (revision key, chunk_index, state, expected)}, plus heads;
+    what each chunk was written with is in `stored` (chunk, vector, metadata version,
+    metadata fields)."""
 
     def __init__(self) -> None:
         self.docs: dict[str, dict[str, tuple[str, int, State, int]]] = {}
+        self.stored: dict[str, tuple[Chunk, list[float], str, dict[str, Any]]] = {}
+        self.reads: list[tuple[str, str]] = []  # read_revision calls (doc_id, key)
         self.heads: dict[str, Head] = {}
         self.seq = 0
         self.lock = threading.Lock()
@@ -36,15 +41,21 @@ class FakeIndex:
         self.failures: dict[str, dict[str, tuple[str, str]]] = {}
         self.writes: list[list[str]] = []  # chunk ids of every write_chunks call
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
         with self.lock:
-            self.failures.setdefault(doc_id, {})[revision] = (key, reason)
+            state = revision_key(revision, metadata_version)
+            self.failures.setdefault(doc_id, {})[state] = (key, reason)
 
     def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
+        """Chunk counts by object revision, as the real index groups them."""
         with self.lock:
             counts: dict[str, dict[str, int]] = {}
             expected: dict[str, int] = {}
-            for rev, _i, st, exp in self.docs.get(doc_id, {}).values():
+            for cid, (key, _i, st, exp) in self.docs.get(doc_id, {}).items():
+                stored = self.stored.get(cid)  # None: a row a test wrote by hand
+                rev = stored[0].revision if stored else key.split(REVISION_KEY_SEPARATOR)[0]
                 c = counts.setdefault(rev, {})
                 c[st.value] = c.get(st.value, 0) + 1
                 expected[rev] = max(expected.get(rev, 0), exp)
@@ -70,12 +81,63 @@ class FakeIndex:
                 if item.chunks and item.chunks[0].revision in self.fail_revisions:
                     rejected[item.chunks[0].doc_id] = "400: mapping failure (fake)"
                     continue
-                self.writes.append([c.chunk_id for c in item.chunks])
-                for c in item.chunks:
+                ids = item.chunk_ids()
+                self.writes.append(ids)
+                state = revision_key(item.chunks[0].revision, item.metadata_version) if ids else ""
+                for cid, c, vector in zip(ids, item.chunks, item.vectors, strict=True):
                     d = self.docs.setdefault(c.doc_id, {})
-                    row = (c.revision, c.chunk_index, State.PENDING, len(item.chunks))
-                    d.setdefault(c.chunk_id, row)
+                    # created, or written over a superseded/deleted chunk of a state that
+                    # repeats; a twin's pending or the head's live chunk is never touched
+                    if cid not in d or d[cid][2] in (State.SUPERSEDED, State.DELETED):
+                        d[cid] = (state, c.chunk_index, State.PENDING, len(item.chunks))
+                        self.stored[cid] = (c, vector, item.metadata_version, dict(item.fields))
         return rejected
+
+    def read_revision(
+        self, doc_id: str, key: str, n: int
+    ) -> list[tuple[Chunk, list[float]]] | None:
+        with self.lock:
+            self.reads.append((doc_id, key))
+            ids = chunk_ids(doc_id, key, n)
+            if n < 1 or any(i not in self.docs.get(doc_id, {}) for i in ids):
+                return None
+            return [(self.stored[i][0], list(self.stored[i][1])) for i in ids]
+
+    # -- RetentionIndexPort (every superseded or deleted chunk counts as expired)
+
+    def _gone(self) -> list[tuple[str, str]]:
+        return [
+            (doc_id, cid)
+            for doc_id, rows in self.docs.items()
+            for cid, row in rows.items()
+            if row[2] in (State.SUPERSEDED, State.DELETED)
+        ]
+
+    def expired_revisions(
+        self, older_than_seconds: int, *, now: object = None
+    ) -> set[tuple[str, str]]:
+        """(doc_id, object revision) of the chunks `sweep` erases, as the real index
+        groups them."""
+        with self.lock:
+            return {(doc_id, self.stored[cid][0].revision) for doc_id, cid in self._gone()}
+
+    def sweep(self, older_than_seconds: int, *, now: object = None) -> int:
+        with self.lock:
+            gone = self._gone()
+            for doc_id, cid in gone:
+                del self.docs[doc_id][cid]
+                self.stored.pop(cid, None)
+            return len(gone)
+
+    def fields_of(self, doc_id: str, state: State = State.LIVE) -> list[dict[str, Any]]:
+        """The metadata fields (plus ``metadata_version``) of a document's chunks in
+        ``state``, as their writes left them."""
+        with self.lock:
+            return [
+                {**self.stored[cid][3], "metadata_version": self.stored[cid][2]}
+                for cid, row in sorted(self.docs.get(doc_id, {}).items())
+                if row[2] is state
+            ]
 
     def commit_heads(self, pairs: Sequence[tuple[Head, Head]]) -> dict[str, Head]:
         won = {}
@@ -95,7 +157,7 @@ class FakeIndex:
                 old = {r for r, _n in h.cleanup}
                 gone = State.DELETED if h.tombstone else State.SUPERSEDED
                 for cid, (rev, i, st, exp) in list(d.items()):
-                    if rev == h.revision and h.revision and st is State.PENDING:
+                    if rev == h.revision_key and h.revision and st is State.PENDING:
                         d[cid] = (rev, i, State.LIVE, exp)
                     elif rev in old and st in (State.PENDING, State.LIVE):
                         d[cid] = (rev, i, gone, exp)
@@ -112,6 +174,7 @@ class FakeIndex:
         with self.lock:
             for i in ids:
                 self.docs.get(routing[i], {}).pop(i, None)
+                self.stored.pop(i, None)
 
     def live(self, doc_id: str) -> set[str]:
         with self.lock:

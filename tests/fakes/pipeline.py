@@ -46,7 +46,8 @@ class FakeQueue:
 
 
 class FakeLiveSet:
-    """LiveSetPort over a FakeIndex + the chunks' source keys it was given."""
+    """LiveSetPort over a FakeIndex + the chunks' source keys it was given: revision
+    keys of live (and pending) chunks, failures by revision key."""
 
     def __init__(self, index: FakeIndex, keys: dict[str, str]) -> None:
         self.index = index

@@ -572,6 +572,31 @@ def test_poison_documents_fail_alone_with_a_log_line_and_batch_mates_succeed(
     }
 
 
+def test_a_bad_sidecar_fails_its_message_with_the_field_logged_and_batch_mates_succeed(
+    ingest: tuple[ModuleType, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    mod, rig = ingest
+    rig.store.put("incoming/a.md", MANUAL)
+    secret = "confidential-value-" * 3
+    bad = {"metadataAttributes": {"owner": {"value": {"type": "NUMBER", "stringValue": secret}}}}
+    rig.store.put("incoming/a.md.metadata.json", json.dumps(bad).encode())
+    rig.store.put("incoming/b.md", MANUAL)
+    event = {
+        "Records": [
+            _record_for("incoming/a.md.metadata.json", "m-bad"),
+            _record_for("incoming/b.md", "m-good"),
+        ]
+    }
+    out = mod.lambda_handler(event, LocalContext())
+    assert out == {"batchItemFailures": [{"itemIdentifier": "m-bad"}]}
+    assert rig.index.live(make_doc_id(BUCKET, "incoming/b.md")) == {"v0003"}
+    (logged,) = [r for r in caplog.records if getattr(r, "error", "") == "MetadataError"]
+    assert logged.key == "incoming/a.md.metadata.json"  # type: ignore[attr-defined]
+    assert "metadataAttributes.owner.value" in logged.reason  # type: ignore[attr-defined]
+    assert secret not in logged.reason  # type: ignore[attr-defined]
+    assert "DLQ" in logged.getMessage()
+
+
 def test_a_document_left_too_little_time_by_batch_mates_is_retried(
     counter: object, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -669,11 +694,15 @@ def test_the_metrics_of_an_indexed_document_count_its_tokens_and_extraction_fact
         stages={"fetch": 0.5},
         chunk_chars={"p50": 800.0},
         extraction=_facts(),
+        extractions=1,
+        embedding_calls=2,
     )
     counted = {name: (unit, value) for name, unit, value in mod.document_metrics(result)}
     count = MetricUnit.Count
     assert counted == {
         "Documents_indexed": (count, 1),
+        "Extractions": (count, 1),
+        "EmbeddingCalls": (count, 2),
         "Chunks": (count, 9),
         "Runts": (count, 1),
         "Tokens": (count, 1234),
@@ -689,6 +718,25 @@ def test_the_metrics_of_an_indexed_document_count_its_tokens_and_extraction_fact
     fields = result.log_fields()
     assert fields["tokens"] == 1234 and fields["extraction"] == _facts().log_fields()
     assert fields["extraction"]["tables"] == 4 and fields["extraction"]["warnings"] == 5
+
+
+def test_a_metadata_only_change_is_counted_with_no_extraction_and_no_embedding() -> None:
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    from chunkwise.ingest.result import IngestResult
+
+    mod = load("ingest")
+    result = IngestResult(
+        "incoming/a.pdf", "d1", "indexed", chunks=9, tokens=1234, metadata_only=True
+    )
+    counted = {name: (unit, value) for name, unit, value in mod.document_metrics(result)}
+    count = MetricUnit.Count
+    assert counted["MetadataOnly"] == (count, 1)
+    assert counted["Extractions"] == (count, 0) and counted["EmbeddingCalls"] == (count, 0)
+    fields = result.log_fields()
+    assert fields["metadata_only"] is True and fields["extractions"] == 0
+    full = IngestResult("incoming/a.pdf", "d1", "indexed", extractions=1, embedding_calls=1)
+    assert "MetadataOnly" not in [name for name, _u, _v in mod.document_metrics(full)]
 
 
 def test_a_document_is_counted_for_what_it_has() -> None:

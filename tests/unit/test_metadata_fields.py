@@ -65,7 +65,6 @@ def test_document_fields_put_each_type_in_its_place() -> None:
             "d": {"signed": "2024-05-31T06:30:00.000Z"},
         },
         "readers": ["legal", "auditors"],
-        "metadata_version": meta.version,
     }
 
 

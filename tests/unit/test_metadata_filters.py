@@ -179,14 +179,22 @@ def test_bad_input_is_refused_with_the_path_of_the_node(raw: Any, path: str, rea
 
 @pytest.mark.parametrize(
     "key",
-    ["readers", "chunkwise_readers", "chunkwise_anything", "doc_id", "state", "source_key",
-     "meta", "x-amz-bedrock-kb-chunk-id", "x-amz-bedrock-kb-data-source-id"],
+    ["chunkwise_readers", "chunkwise_anything", "x-amz-bedrock-kb-chunk-id",
+     "x-amz-bedrock-kb-data-source-id"],
 )  # fmt: skip
-def test_filters_on_reserved_fields_are_refused(key: str) -> None:
-    # A filter on access control's own field, or on chunkwise's, could at best do
+def test_filters_on_reserved_keys_are_refused(key: str) -> None:
+    # A filter on access control's own key, or on chunkwise's, could at best do
     # nothing; refusing it makes the caller's mistake (or attempt) visible.
     error = error_of({"orAll": [{"notEquals": {"key": key, "value": "x"}}, eq()]})
     assert error.path == "$.orAll[0].notEquals.key"
+
+
+@pytest.mark.parametrize("key", ["readers", "doc_id", "state", "source_key", "lang", "meta"])
+def test_keys_named_like_chunkwise_fields_filter_metadata_only(key: str) -> None:
+    """A sidecar may use such a key, so a filter may; it never reaches the top-level
+    field of the same name (least of all ``readers``, which access control uses)."""
+    clause = translate({"equals": {"key": key, "value": "x"}})
+    assert clause == {"term": {f"meta.s.{key}": "x"}}
 
 
 def test_a_configured_readers_key_is_reserved_in_filters_too() -> None:

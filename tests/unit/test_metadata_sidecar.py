@@ -19,7 +19,7 @@ from chunkwise.metadata import (
     parse_sidecar,
     sidecar_key,
 )
-from chunkwise.metadata.model import CHUNKWISE_FIELDS, MAX_SIDECAR_BYTES
+from chunkwise.metadata.model import MAX_SIDECAR_BYTES
 
 
 def sidecar(attributes: Any, **top: Any) -> bytes:
@@ -138,8 +138,6 @@ def test_sidecar_keys() -> None:
         ({"k" * 101: "x"}, "metadataAttributes.'" + "k" * 40 + "'...", "key refused"),
         ({"x-amz-bedrock-kb-source-uri": "s3://b/k"}, None, "Bedrock's own"),
         ({"chunkwise_owner": "x"}, "metadataAttributes.chunkwise_owner", "reserved for chunkwise"),
-        ({"doc_id": "x"}, "metadataAttributes.doc_id", "chunkwise's own fields"),
-        ({"readers": ["a"]}, "metadataAttributes.readers", "chunkwise's own fields"),
         ({"a": None}, "metadataAttributes.a", "null"),
         ({"a": ""}, "metadataAttributes.a", "empty"),
         ({"a": "x" * 2049}, "metadataAttributes.a", "2048"),
@@ -240,12 +238,18 @@ def test_at_most_50_attributes() -> None:
     assert "at most 50" in refused(sidecar({f"k{i}": i for i in range(51)})).reason
 
 
-def test_the_reserved_names_cover_every_field_of_the_chunk_mapping() -> None:
+def test_keys_named_like_chunkwise_fields_are_ordinary_metadata_keys() -> None:
+    """A sidecar may say ``lang``, ``kind``, ``state`` or ``readers``: metadata lives
+    under ``meta.<type>.<key>``, so no key can shadow a top-level chunk field."""
     from chunkwise.index.mapping import index_body
-    from chunkwise.metadata.fields import metadata_properties
+    from chunkwise.metadata.fields import document_fields
 
-    mapped = set(index_body(8)["mappings"]["properties"]) | set(metadata_properties())
-    assert mapped <= CHUNKWISE_FIELDS
+    own = sorted(index_body(8)["mappings"]["properties"])
+    parsed = parse_sidecar(sidecar({name: "x" for name in own[:50]}))
+    assert sorted(parsed.attributes) == own[:50] and parsed.readers is None
+    fields = document_fields(parsed)
+    assert set(fields) == {"meta", "readers"}  # nothing but the metadata fields
+    assert sorted(fields["meta"]["s"]) == own[:50]
 
 
 # --------------------------------------------------------------------------- sources
@@ -283,7 +287,6 @@ def test_readers_never_come_from_tags_or_user_metadata() -> None:
     [
         ({"a/b": "x"}, "tag:'a/b'", "key refused"),
         ({"chunkwise_x": "x"}, "tag:chunkwise_x", "reserved"),
-        ({"state": "x"}, "tag:state", "own fields"),
         ({"a": "x" * 2049}, "tag:a", "2048"),
     ],
 )

@@ -171,7 +171,7 @@ def test_one_document_loads_into_one_value_and_its_result_is_built_from_it(
     assert load.extraction.format == extraction["format"] == "markdown"
     assert load.extraction.tables == len(extraction["tables"]) > 0
     assert load.extraction.warnings == len(extraction["warnings"])
-    assert list(load.stages) == ["fetch", "extract", "chunk", "artifacts"]
+    assert list(load.stages) == ["metadata", "fetch", "extract", "chunk", "artifacts"]
     assert rig.index.writes == [] and rig.embedder.calls == []  # nothing indexed or embedded
     result = rig.pipeline.ingest(change(v.key))
     assert (result.tokens, result.extraction) == (load.tokens, load.extraction)

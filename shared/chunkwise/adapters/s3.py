@@ -33,7 +33,10 @@ def _iso(value: Any) -> str:
 
 
 def object_version(bucket: str, key: str, entry: Any, *, size_field: str) -> ObjectVersion:
-    """An ObjectVersion from a HeadObject response or a ListObjectVersions entry."""
+    """An ObjectVersion from a HeadObject response (with the object's user metadata,
+    ``x-amz-meta-*``, which boto3 gives without the prefix) or a ListObjectVersions
+    entry (which has none)."""
+    user_metadata = entry.get("Metadata") or {}
     return ObjectVersion(
         last_modified=_iso(entry.get("LastModified")),
         version_id=str(entry.get("VersionId") or "null"),
@@ -41,6 +44,7 @@ def object_version(bucket: str, key: str, entry: Any, *, size_field: str) -> Obj
         bucket=bucket,
         etag=str(entry.get("ETag", "")),
         size=int(entry.get(size_field, 0)),
+        user_metadata=tuple(sorted((str(k), str(v)) for k, v in user_metadata.items())),
     )
 
 

@@ -3,18 +3,22 @@ they are analysed (pure; `chunkwise.adapters.opensearch.generations` sends them)
 
 Index-only fields beside the Chunk contract: the language-analysed texts, the
 nested table rows, the embedding, the state and its timestamps, the head records'
-fields. A live generation of an older release gets the fields it lacks
-(`missing_properties`, `keyword_bound_changes`); nothing else of a mapping changes.
+fields, the document's metadata (`chunkwise.metadata.fields.metadata_mapping`: typed
+``meta.*`` sub-objects filled through dynamic templates, ``readers``,
+``metadata_version``). A live generation of an older release gets the fields it lacks
+(`missing_properties`, `keyword_bound_changes`) and the metadata's dynamic templates
+(`dynamic_templates_change`); nothing else of a mapping changes.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chunkwise.errors import ConfigError
 from chunkwise.index.names import IndexNames
+from chunkwise.metadata.fields import metadata_mapping
 from chunkwise.schema import CHUNK_SCHEMA_VERSION
 
 #: Languages with their own analysed BM25 field; anything else is "unknown".
@@ -32,7 +36,9 @@ ROWS_FIELD = "rows"
 # 3: `sized_by_model` / `sized_by_tokenizer` (chunk schema 2).
 # 4: `ignore_above` on the keyword fields that carry values from outside.
 # 5: `cleanup` of the per-document head records (chunkwise.index.heads).
-MAPPING_REVISION = 5
+# 6: document metadata (`meta.*` with its dynamic templates, `readers`,
+#    `metadata_version`; chunkwise.metadata.fields).
+MAPPING_REVISION = 6
 #: Longest value (characters) of an outside-supplied keyword field that is indexed.
 #: Lucene rejects a term over 32,766 UTF-8 bytes and with it the whole document; a
 #: longer value stays in _source, only unsearchable as a term.
@@ -68,6 +74,22 @@ def keyword_bound_changes(current: Mapping[str, Any], wanted: Mapping[str, Any])
     }
 
 
+def dynamic_templates_change(
+    current: Sequence[Mapping[str, Any]], wanted: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The dynamic templates to put on a live generation, or None if it has them all.
+
+    A put-mapping request replaces the whole list, so the answer is ``wanted`` followed
+    by any template of ``current`` that ``wanted`` does not name (none of chunkwise's
+    generations has others, but an operator may have added one)."""
+    names = {name for t in wanted for name in t}
+    missing = [t for t in wanted if t not in current]
+    if not missing:
+        return None
+    kept = [dict(t) for t in current if not names & set(t)]
+    return [dict(t) for t in wanted] + kept
+
+
 def index_body(
     dimension: int,
     *,
@@ -87,6 +109,8 @@ def index_body(
         "settings": {"index": _index_settings(shards, replicas)},
         "mappings": {
             "dynamic": "strict",
+            # Only the metadata sub-objects map new keys, each to its one type.
+            "dynamic_templates": metadata_mapping()["dynamic_templates"],
             "_meta": {
                 "generation": generation,
                 "embedder": embedder_name,
@@ -156,8 +180,11 @@ def _properties(dimension: int, *, m: int, ef_construction: int) -> dict[str, An
         "live_at": _DATE,
         "superseded_at": _DATE,
         FAILURE_REASON_FIELD: _STORED_ONLY,
-        # head records only: "<chunks>:<revision>" still to supersede
+        # head records only: "<chunks>:<revision key>" still to supersede
         "cleanup": {"type": "keyword", "index": False, "doc_values": False},
+        # the document's metadata, on every chunk of a revision state (and the head's
+        # metadata_version): chunkwise.metadata.fields
+        **metadata_mapping()["properties"],
     }
 
 

@@ -1,5 +1,10 @@
 """Queries over a document's revisions: their chunk counts by state, the markers of
-revisions that failed for good, and what the retention step erases (pure)."""
+revision states that failed for good, and what the retention step erases (pure).
+
+Chunk counts and expired revisions are grouped by the object revision (the chunks'
+``revision`` field), not by revision state: what retention erases with a revision is
+its artifacts, which belong to the object revision, and a revision restamped with new
+metadata is still visible under its new state (`chunkwise.ingest.maintenance`)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from typing import Any
 from chunkwise.errors import ConfigError
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.states import State, utcnow_iso
+from chunkwise.index.versions import revision_key
+from chunkwise.metadata.fields import VERSION_FIELD
 
 
 def _doc_filter(doc_id: str) -> dict[str, Any]:
@@ -70,9 +77,16 @@ def parse_revision_states(response: Mapping[str, Any]) -> dict[str, RevisionStat
 
 
 def failure_marker(
-    doc_id: str, key: str, revision: str, reason: str, now: str | None = None
+    doc_id: str,
+    key: str,
+    revision: str,
+    reason: str,
+    now: str | None = None,
+    *,
+    metadata_version: str = "",
 ) -> tuple[str, dict[str, Any]]:
-    """``_id`` and ``_source`` of the record that a revision failed permanently.
+    """``_id`` and ``_source`` of the record that a revision state (object revision +
+    metadata version: a bad sidecar fails the state, not the object) failed permanently.
 
     It lives next to the document's chunks (same routing) in state ``failed``, which
     no search, live set or retention query matches: the sweep reads these markers
@@ -83,11 +97,17 @@ def failure_marker(
         "doc_id": doc_id,
         "source_key": key,
         "revision": revision,
+        VERSION_FIELD: metadata_version,
         "state": State.FAILED.value,
         FAILURE_REASON_FIELD: reason[:1000],
         "indexed_at": now or utcnow_iso(),
     }
-    return f"{doc_id}:failed:{revision}", source
+    return f"{doc_id}:failed:{revision_key(revision, metadata_version)}", source
+
+
+def marker_revision_key(source: Mapping[str, Any]) -> str:
+    """The revision key a failure marker's ``_source`` names (older markers: no metadata)."""
+    return revision_key(str(source["revision"]), str(source.get(VERSION_FIELD) or ""))
 
 
 def known_failures_query(after: Sequence[Any] | None = None, page: int = 1000) -> dict[str, Any]:
@@ -95,8 +115,9 @@ def known_failures_query(after: Sequence[Any] | None = None, page: int = 1000) -
     body: dict[str, Any] = {
         "size": page,
         "query": {"term": {"state": State.FAILED.value}},
-        "_source": ["source_key", "doc_id", "revision", FAILURE_REASON_FIELD],
-        "sort": [{"doc_id": "asc"}, {"revision": "asc"}],
+        "_source": ["source_key", "doc_id", "revision", VERSION_FIELD, FAILURE_REASON_FIELD],
+        # one marker per (doc_id, revision, metadata_version): no ties for search_after
+        "sort": [{"doc_id": "asc"}, {"revision": "asc"}, {VERSION_FIELD: "asc"}],
     }
     if after:
         body["search_after"] = list(after)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from chunkwise.errors import ConfigError
 from chunkwise.extract.formats import accepted_suffixes
+from chunkwise.metadata.model import DEFAULT_READERS_KEY, MetadataError, check_readers_key
 
 MIB = 1024 * 1024
 #: The files written per revision: canonical text, then report.
@@ -43,6 +44,17 @@ class PipelineConfig(BaseModel):
     # characters of prose; a 20 MB HTML page made 44,010.
     max_chunks_per_document: int = Field(5000, gt=0)
     max_tokens_per_document: int = Field(1_500_000, gt=0)
+    # The sidecar attribute that holds a document's readers (access control).
+    readers_key: str = DEFAULT_READERS_KEY
+
+    @field_validator("readers_key")
+    @classmethod
+    def _readers_key(cls, key: str) -> str:
+        try:
+            check_readers_key(key)
+        except MetadataError as exc:
+            raise ValueError(exc.reason) from None
+        return key
 
     @model_validator(mode="after")
     def _artifacts_not_watched(self) -> PipelineConfig:
@@ -67,7 +79,8 @@ class PipelineConfig(BaseModel):
         return f"{self.artifacts_prefix}{doc_id}/{revision}{suffix}"
 
     def watches(self, key: str) -> bool:
-        """Is ``key`` an input document (under the input prefix, not an artifact)?"""
+        """Is ``key`` an input (a document or a sidecar: under the input prefix, not an
+        artifact)?"""
         if not key.startswith(self.input_prefix) or key.endswith("/"):
             return False
         same_bucket = self.artifacts_bucket in ("", self.bucket)

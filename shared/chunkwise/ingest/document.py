@@ -1,12 +1,16 @@
-"""One document's load: fetch -> limits -> extract -> chunk -> artifacts, as one value.
+"""One document's load: metadata -> fetch -> limits -> extract -> chunk -> artifacts, as
+one value.
 
-`DocumentLoader.load` takes the exact S3 version the revision switch chose and
-returns a `DocumentLoad`: the chunks (stamped with the document's identity), their
-token total, what the extraction report says in numbers (`ExtractionFacts`), the
-chunking figures and how long each stage took. Nothing is written to the index
-here, and nothing is embedded (`chunkwise.ingest.embed_batch` embeds the chunks of
-a batch's documents together); the only write is the revision's artifacts, the
-canonical text every chunk offset refers to and its report.
+`DocumentLoader.load` takes the exact revision state the revision switch chose (the
+object version and its sidecar version) and returns a `DocumentLoad`: the document's
+metadata (sidecar + user metadata, `chunkwise.ingest.sidecars.read_metadata`, read and
+checked first: a bad sidecar fails the document before anything is extracted), the
+chunks (stamped with the document's identity), their token total, what the extraction
+report says in numbers (`ExtractionFacts`), the chunking figures and how long each stage
+took. Nothing is written to the index here, and nothing is embedded
+(`chunkwise.ingest.embed_batch` embeds the chunks of a batch's documents together); the
+only write is the revision's artifacts, the canonical text every chunk offset refers to
+and its report.
 
 Every limit is checked before the work it bounds: the suffix and the size on the
 HEAD answer, the size again on the bytes, the text against the chunk limit before
@@ -22,13 +26,15 @@ import posixpath
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from chunkwise.embedding.embed import sizer_for
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.ingest.config import ARTIFACT_SUFFIXES, PipelineConfig
 from chunkwise.ingest.ports import ArtifactStore, ObjectStore
+from chunkwise.ingest.sidecars import read_metadata
+from chunkwise.metadata.model import DocumentMetadata
 from chunkwise.schema import Chunk
 from chunkwise.stats import percentiles
 
@@ -94,12 +100,13 @@ class ChunkingFacts:
 
 @dataclass(frozen=True)
 class DocumentLoad:
-    """One revision loaded: its chunks and what the load learnt about them."""
+    """One revision state loaded: its chunks, its metadata and what the load learnt."""
 
     chunks: list[Chunk]
     extraction: ExtractionFacts
     chunking: ChunkingFacts
-    stages: dict[str, float]  # seconds of fetch, extract, chunk, artifacts
+    stages: dict[str, float]  # seconds of metadata, fetch, extract, chunk, artifacts
+    metadata: DocumentMetadata = field(default_factory=DocumentMetadata)
 
     @property
     def tokens(self) -> int:
@@ -153,6 +160,8 @@ class DocumentLoader:
         self._chunker_config = chunker_config
         self._counter = counter
         self._limits = limits
+        # doc_id -> extractions run (the pipeline reports and clears them per batch)
+        self.extractions: dict[str, int] = {}
 
     @property
     def counter(self) -> HFTokenCounter:
@@ -183,12 +192,16 @@ class DocumentLoader:
 
         stages: dict[str, float] = {}
         self._check_object(version)
+        budget.check("metadata")
+        with _timed(stages, "metadata"):
+            metadata = self.read_metadata(version)
         budget.check("fetch")
         with _timed(stages, "fetch"):
             data = self.store.get_version(version.key, version.version_id)
         if len(data) > self.config.max_object_bytes:
             raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, len(data))
         budget.check("extract")
+        self.extractions[doc_id] = self.extractions.get(doc_id, 0) + 1
         with _timed(stages, "extract"):
             extraction = extract(
                 data,
@@ -208,7 +221,13 @@ class DocumentLoader:
         budget.check("artifacts")
         with _timed(stages, "artifacts"):
             self._write_artifacts(doc_id, version, extraction, chunking)
-        return DocumentLoad(chunks, ExtractionFacts.of(extraction.report), chunking, stages)
+        return DocumentLoad(
+            chunks, ExtractionFacts.of(extraction.report), chunking, stages, metadata
+        )
+
+    def read_metadata(self, version: ObjectVersion) -> DocumentMetadata:
+        """The revision state's metadata (`MetadataError` naming the field if refused)."""
+        return read_metadata(self.store, version, readers_key=self.config.readers_key)
 
     def _check_object(self, version: ObjectVersion) -> None:
         """The type and size limits on what S3's HEAD said, before anything is fetched."""

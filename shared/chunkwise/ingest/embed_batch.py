@@ -1,13 +1,21 @@
 """The revision switch's load step for a batch: each document loaded alone, the
-chunks of consecutive documents embedded together.
+chunks of consecutive documents embedded together; and its restamp step, for a
+metadata-only change, which neither extracts nor embeds.
 
 `BatchLoader` is the switch's ``load`` callable (`chunkwise.ingest.revisions`): it
 loads each document in its own budget (`chunkwise.ingest.document.DocumentLoader`)
 and embeds the chunks of consecutive documents in shared calls of the embedder's
 batch size (Cohere Embed takes 96 texts per call: ten documents of ten chunks are
 two calls, not ten). An error stays that document's. What each document's load
-returned and how long its embedding took are kept (`loads`, `embed_seconds`), for
-the pipeline to report once the switch is done.
+returned, how long its embedding took and how many embedding calls carried its texts
+are kept (`loads`, `embed_seconds`, `embed_calls`), for the pipeline to report once the
+switch is done.
+
+`BatchLoader.restamp` is the switch's ``restamp`` callable: for a document whose
+sidecar (or its absence) is all that changed, it reads the new state's metadata and
+the chunks and vectors of the head's state back from the index (`RevisionSource`), and
+hands them on with the new metadata; what it did is kept in `restamps`. A document
+whose stored chunks are gone is left to the full load.
 """
 
 from __future__ import annotations
@@ -16,12 +24,17 @@ import gc
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunkwise.errors import ChunkwiseError
+from chunkwise.index.heads import Head
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.ingest.document import DocumentLoad
+from chunkwise.ingest.ports import RevisionSource
 from chunkwise.ingest.revisions import Loaded
+from chunkwise.metadata.fields import document_fields
+from chunkwise.metadata.model import DocumentMetadata
 from chunkwise.schema import Chunk
 
 if TYPE_CHECKING:
@@ -33,7 +46,18 @@ if TYPE_CHECKING:
 EMBED_STEP = 16
 
 LoadDocument = Callable[["ObjectVersion", str, DocumentBudget], DocumentLoad]
+ReadMetadata = Callable[["ObjectVersion"], DocumentMetadata]
 Results = dict[str, Loaded | ChunkwiseError]
+
+
+@dataclass(frozen=True)
+class Restamp:
+    """A revision state made from the head's chunks with new metadata."""
+
+    chunks: int
+    tokens: int
+    metadata: DocumentMetadata
+    stages: dict[str, float]  # seconds of metadata, restamp (the read of the chunks)
 
 
 class BatchLoader:
@@ -47,13 +71,20 @@ class BatchLoader:
         load: LoadDocument,
         embedder: Embedder,
         budget_for: Callable[[str], DocumentBudget],
+        *,
+        source: RevisionSource | None = None,
+        read_metadata: ReadMetadata | None = None,
     ) -> None:
         self.load = load
         self.embedder = embedder
         self.budget_for = budget_for
+        self.source = source
+        self.read_metadata = read_metadata
         self.budgets: dict[str, DocumentBudget] = {}
         self.loads: dict[str, DocumentLoad] = {}  # the latest load of each loaded document
+        self.restamps: dict[str, Restamp] = {}  # the latest restamp of each document
         self.embed_seconds: dict[str, float] = {}  # its share of the embedding calls
+        self.embed_calls: dict[str, int] = {}  # embedding calls that carried its texts
 
     def __call__(self, items: Sequence[tuple[str, str, ObjectVersion]]) -> Results:
         out: Results = {}
@@ -69,9 +100,49 @@ class BatchLoader:
             loaded[doc_id] = self.loads[doc_id].chunks
             shared.add(doc_id, loaded[doc_id])
         vectors = shared.finish()
+        versions = {doc_id: version for doc_id, _key, version in items}
         for doc_id, chunks in loaded.items():
             if doc_id not in out:
-                out[doc_id] = Loaded(chunks, vectors[doc_id])
+                out[doc_id] = Loaded(
+                    chunks,
+                    vectors[doc_id],
+                    metadata_version=versions[doc_id].metadata_version,
+                    fields=document_fields(self.loads[doc_id].metadata),
+                )
+        return out
+
+    def restamp(self, items: Sequence[tuple[str, Head, ObjectVersion]]) -> Results:
+        """The switch's restamp step: ``items`` of ``(doc_id, head, version)``, where
+        ``version`` differs from the head's state in its metadata only. Nothing is
+        extracted or embedded; a document whose chunks cannot be read back is left out
+        (the switch loads it in full)."""
+        out: Results = {}
+        if self.source is None or self.read_metadata is None:
+            return out
+        for doc_id, head, version in items:
+            budget = self.budgets.setdefault(doc_id, self.budget_for(doc_id))
+            stages: dict[str, float] = {}
+            try:
+                budget.check("metadata")
+                t0 = time.perf_counter()
+                metadata = self.read_metadata(version)
+                t1 = time.perf_counter()
+                stored = self.source.read_revision(doc_id, head.revision_key, head.chunks)
+                stages |= {"metadata": t1 - t0, "restamp": time.perf_counter() - t1}
+            except ChunkwiseError as exc:
+                self.fail(out, doc_id, exc)
+                continue
+            if stored is None or any(c.revision != version.revision for c, _ in stored):
+                continue
+            chunks = [c for c, _ in stored]
+            out[doc_id] = Loaded(
+                chunks,
+                [v for _, v in stored],
+                metadata_version=version.metadata_version,
+                fields=document_fields(metadata),
+            )
+            tokens = sum(c.token_count for c in chunks)
+            self.restamps[doc_id] = Restamp(len(chunks), tokens, metadata, stages)
         return out
 
     def fail(self, out: Results, doc_id: str, exc: ChunkwiseError) -> None:
@@ -79,6 +150,7 @@ class BatchLoader:
         # document's frames (source bytes, extracted text) alive, and without its load.
         out[doc_id] = exc.with_traceback(None)
         self.loads.pop(doc_id, None)
+        self.restamps.pop(doc_id, None)
         del exc
         gc.collect()  # what the failed document held is not the next one's to carry
 
@@ -146,6 +218,9 @@ class SharedEmbedding:
     def _embed(self, batch: list[tuple[str, str]]) -> None:
         t0 = time.perf_counter()
         owners = list(dict.fromkeys(d for d, _ in batch))
+        calls = self.loader.embed_calls
+        for doc_id in owners:
+            calls[doc_id] = calls.get(doc_id, 0) + 1
         try:
             vectors = self.embedder.embed([t for _, t in batch])
         except ChunkwiseError as exc:

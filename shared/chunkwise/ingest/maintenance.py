@@ -2,14 +2,17 @@
 the check that a new generation is complete (pure steps; the reconcile function and
 `chunkwise reconcile` run them through `chunkwise.wiring.operations`).
 
-- `sweep`: the bucket's current versions against the index's live set; every key
-  that drifted (lost events, failed messages after redrive, manual deletes, a switch
-  whose finish never ran) is enqueued, or reconciled inline without a queue; a
-  revision known to fail for good is reported apart, not re-enqueued;
+- `sweep`: the bucket's current revision states (each document with its sidecar,
+  `chunkwise.ingest.sidecars.fold_sidecars`) against the index's live set, by revision
+  key; every key that drifted (lost events, failed messages after redrive, manual
+  deletes, a switch whose finish never ran, chunks whose metadata is not their
+  sidecar's) is enqueued, or reconciled inline without a queue; a state known to fail
+  for good is reported apart, not re-enqueued;
 - `apply_retention`: the chunks and artifacts of revisions deleted or superseded
-  longer than the retention ago;
-- `fan_out_rechunk`: one rechunk message per current object (many workers share it);
-- `verify_generation`: exactly the bucket's current revisions live in a generation?
+  longer than the retention ago (an artifact stays while its object revision is
+  visible under any state: a restamped revision shares its object revision's text);
+- `fan_out_rechunk`: one rechunk message per current document (many workers share it);
+- `verify_generation`: exactly the bucket's current revision states live in a generation?
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from chunkwise.ingest.ports import (
     QueuePort,
     RetentionIndexPort,
 )
+from chunkwise.ingest.sidecars import fold_sidecars
 
 if TYPE_CHECKING:
     from chunkwise.ingest.pipeline import Pipeline
@@ -40,11 +44,13 @@ log = logging.getLogger("chunkwise.pipeline")
 
 
 def plan_sweep(bucket_revisions: Mapping[str, str], live: Mapping[str, set[str]]) -> list[str]:
-    """Keys whose visible revisions differ from the bucket's current one (pure).
+    """Keys whose visible revision states differ from the bucket's current one (pure;
+    revision keys on both sides).
 
     Lost events (key missing or stale in the index), failed messages after
-    redrive, manual deletes (visible in the index, gone from S3) and documents
-    showing two revisions all come out here.
+    redrive, manual deletes (visible in the index, gone from S3), documents
+    showing two states and chunks with older metadata than their sidecar all come out
+    here.
     """
     drift = [k for k, rev in bucket_revisions.items() if live.get(k) != {rev}]
     drift += [k for k, revs in live.items() if revs and k not in bucket_revisions]
@@ -96,9 +102,7 @@ def sweep(
     function does the work, in parallel, with the queue's retries and DLQ);
     without one, ``pipeline`` reconciles each drifted key inline (CLI, tests).
     """
-    bucket = {
-        v.key: v.revision for v in store.list_current(config.input_prefix) if config.watches(v.key)
-    }
+    bucket = current_states(config, store)
     live = {k: v for k, v in live_set.live_revisions().items() if config.watches(k)}
     drifted, known = split_known_failures(
         plan_sweep(bucket, live), bucket, live_set.known_failures()
@@ -138,7 +142,9 @@ def apply_retention(
     """Erase what deleted and superseded revisions left behind, once they are older
     than the retention: their chunks (text, vectors) in the index and their
     artifacts (canonical text, report). A revision that is visible again (live or
-    pending, e.g. re-ingested meanwhile) keeps its artifacts.
+    pending, e.g. re-ingested meanwhile) keeps its artifacts, and so does one whose
+    older state was superseded by a restamp: the index counts chunks by object
+    revision (`revision_states`), so the new state's live chunks keep it visible.
     """
     at = now or datetime.now(UTC)
     expired = index.expired_revisions(older_than_seconds, now=at)
@@ -154,14 +160,22 @@ def apply_retention(
     return RetentionResult(deleted, len(expired), len(keys))
 
 
+def current_states(config: PipelineConfig, store: ObjectStore, task: str = "") -> dict[str, str]:
+    """Document key -> revision key of its current state, from one listing (sidecars
+    folded into their documents)."""
+    listing = store.list_current(config.input_prefix)
+    versions = fold_sidecars(progress.track(listing, task) if task else listing)
+    return {v.key: v.revision_key for v in versions if config.watches(v.key)}
+
+
 def fan_out_rechunk(
     config: PipelineConfig, store: ObjectStore, queue: QueuePort, generation: str
 ) -> int:
-    """Enqueue one rechunk message per current object (many workers share the work)."""
+    """Enqueue one rechunk message per current document (many workers share the work;
+    a sidecar is read with its document, never on its own)."""
     bodies = [
-        change_message(config.bucket, v.key, "rechunk", generation)
-        for v in progress.track(store.list_current(config.input_prefix), "rechunk: documents")
-        if config.watches(v.key)
+        change_message(config.bucket, key, "rechunk", generation)
+        for key in current_states(config, store, "rechunk: documents")
     ]
     queue.send_batch(bodies)
     return len(bodies)
@@ -183,9 +197,8 @@ class GenerationCheck:
 def verify_generation(
     config: PipelineConfig, store: ObjectStore, live_set: LiveSetPort, generation: str
 ) -> GenerationCheck:
-    """Is the new generation complete: exactly the bucket's current revisions live?"""
-    listing = progress.track(store.list_current(config.input_prefix), "finish: documents")
-    bucket = {v.key: v.revision for v in listing if config.watches(v.key)}
+    """Is the new generation complete: exactly the bucket's current revision states live?"""
+    bucket = current_states(config, store, "finish: documents")
     live = {k: v for k, v in live_set.live_revisions().items() if v and config.watches(k)}
     missing = tuple(sorted(k for k, r in bucket.items() if live.get(k) != {r}))
     extra = tuple(sorted(k for k in live if k not in bucket))

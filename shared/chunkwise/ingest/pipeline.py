@@ -19,6 +19,17 @@ the older revision is superseded. If the key is gone the head becomes a tombston
 (the chunks become ``deleted``). Each change's `IngestResult` is then built from the
 switch's outcome and the document's load.
 
+Sidecars
+--------
+What S3 holds for a document is its revision state: the object's version and its
+sidecar's (`chunkwise.ingest.sidecars.current_state`). A change of ``K.metadata.json``
+is a change of ``K`` (same doc_id); when only the sidecar moved, the switch restamps
+the current chunks with the new metadata (`BatchLoader.restamp`): nothing is
+extracted or embedded, and the result says ``metadata_only``. A sidecar that is
+refused (`chunkwise.metadata.MetadataError`, naming the field) fails its document's
+state like any document that can never be indexed: the DLQ after the queue's
+retries, batch-mates unaffected, and no older state left visible in its place.
+
 Identifiers
 -----------
 ``doc_id`` = first 32 hex digits of sha256(``bucket`` + NUL + ``key``)
@@ -35,29 +46,38 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 from chunkwise.errors import ChunkwiseError, ConfigError, PermanentError, TransientError
 from chunkwise.index.names import make_doc_id
 from chunkwise.ingest.budget import DocumentBudget
 from chunkwise.ingest.config import PipelineConfig
 from chunkwise.ingest.document import DocumentLoad, DocumentLoader
-from chunkwise.ingest.embed_batch import BatchLoader
+from chunkwise.ingest.embed_batch import BatchLoader, Restamp
 from chunkwise.ingest.messages import ObjectChange
-from chunkwise.ingest.ports import ArtifactStore, ObjectStore
+from chunkwise.ingest.ports import ArtifactStore, ObjectStore, RevisionSource
 from chunkwise.ingest.result import IngestResult, Status
 from chunkwise.ingest.revisions import Outcome, RevisionSwitch, SwitchIndexPort
+from chunkwise.ingest.sidecars import current_state, document_key
+from chunkwise.metadata.sidecar import SIDECAR_SUFFIX
 
 if TYPE_CHECKING:
     from chunkwise.chunking.config import ChunkerConfig
     from chunkwise.embedding.embed import Embedder
     from chunkwise.extract import ExtractLimits, OcrPort
+    from chunkwise.index.versions import ObjectVersion
     from chunkwise.models.counter import HFTokenCounter
 
 log = logging.getLogger("chunkwise.pipeline")
 
-IndexFactory = Callable[[str | None], SwitchIndexPort]
+
+class PipelineIndexPort(SwitchIndexPort, RevisionSource, Protocol):
+    """What the pipeline needs of a generation's index: the switch's port, and the
+    stored chunks of a state for a metadata-only change."""
+
+
+IndexFactory = Callable[[str | None], PipelineIndexPort]
 BudgetFor = Callable[[ObjectChange], DocumentBudget]
 
 
@@ -75,9 +95,11 @@ class _Switched:
     """What the switch made of one document, and what its load learnt."""
 
     outcome: Outcome
-    load: DocumentLoad | None
+    load: DocumentLoad | Restamp | None
     embed_seconds: float | None
     seconds: float  # the whole switch of the batch
+    extractions: int = 0
+    embedding_calls: int = 0
 
 
 class Pipeline:
@@ -172,6 +194,7 @@ class Pipeline:
         with it (another bucket, a key outside the input prefix, a key S3 cannot say)."""
         config = self.config
         doc_id = make_doc_id(config.bucket, change.key)
+        document = document_key(change.key)
         if change.bucket != config.bucket:
             error = PermanentError(
                 f"event for bucket {change.bucket!r}, but this pipeline serves {config.bucket!r}"
@@ -184,6 +207,11 @@ class Pipeline:
                 "ignored: %r is not under the input prefix %r", change.key, config.input_prefix
             )
             return IngestResult(change.key, doc_id, "ignored", generation=change.generation)
+        if document is None:
+            log.info("ignored: %r is the sidecar of a sidecar", change.key)
+            return IngestResult(change.key, doc_id, "ignored", generation=change.generation)
+        if document != change.key:  # a sidecar: its document's state changed
+            change = _of_document(change, document)
         try:
             key = self.resolve_key(change)
         except ChunkwiseError as exc:
@@ -193,13 +221,17 @@ class Pipeline:
         return _Admitted(change, key, make_doc_id(config.bucket, key))
 
     def _switch(
-        self, port: SwitchIndexPort, docs: Mapping[str, _Admitted], budget_for: BudgetFor
+        self, port: PipelineIndexPort, docs: Mapping[str, _Admitted], budget_for: BudgetFor
     ) -> list[tuple[str, _Switched]]:
         """The documents of one generation through one revision switch."""
         loader = BatchLoader(
-            self.documents.load, self.embedder, lambda doc_id: budget_for(docs[doc_id].change)
+            self.documents.load,
+            self.embedder,
+            lambda doc_id: budget_for(docs[doc_id].change),
+            source=port,
+            read_metadata=self.documents.read_metadata,
         )
-        switch = RevisionSwitch(port, self.store.head_current, loader)
+        switch = RevisionSwitch(port, self.current_state, loader, restamp=loader.restamp)
         t0 = time.perf_counter()
         outcomes = switch.run({d: a.key for d, a in docs.items()})
         seconds = time.perf_counter() - t0
@@ -207,10 +239,28 @@ class Pipeline:
         for doc_id, outcome in outcomes.items():
             _, error = _status(outcome, docs[doc_id].key)
             if isinstance(error, PermanentError) and outcome.revision:
-                _record_failure(port, docs[doc_id], outcome.revision, error)
-            load, embed = loader.loads.get(doc_id), loader.embed_seconds.get(doc_id)
-            out.append((doc_id, _Switched(outcome, load, embed, seconds)))
+                _record_failure(port, docs[doc_id], outcome, error)
+            load: DocumentLoad | Restamp | None = (
+                loader.restamps.get(doc_id) if outcome.metadata_only else loader.loads.get(doc_id)
+            )
+            out.append(
+                (
+                    doc_id,
+                    _Switched(
+                        outcome,
+                        load,
+                        loader.embed_seconds.get(doc_id),
+                        seconds,
+                        self.documents.extractions.pop(doc_id, 0),
+                        loader.embed_calls.get(doc_id, 0),
+                    ),
+                )
+            )
         return out
+
+    def current_state(self, key: str) -> ObjectVersion | None:
+        """S3's current revision state of document ``key`` (object + sidecar)."""
+        return current_state(self.store, key)
 
 
 def _status(outcome: Outcome, key: str) -> tuple[Status, ChunkwiseError | None]:
@@ -236,22 +286,40 @@ def _result(admitted: _Admitted, switched: _Switched) -> IngestResult:
         status,
         switched.load,
         revision=outcome.revision,
+        metadata_version=outcome.metadata_version,
         generation=admitted.change.generation,
         rounds=outcome.rounds,
         actions=[outcome.status],
         stages=stages,
         error=error,
+        metadata_only=outcome.metadata_only and status == "indexed",
+        extractions=switched.extractions,
+        embedding_calls=switched.embedding_calls,
     )
 
 
+def _of_document(change: ObjectChange, document: str) -> ObjectChange:
+    """A sidecar's change as a change of its document (the raw key likewise: the
+    sidecar suffix needs no URL-encoding, so it ends the raw key too)."""
+    raw = change.raw_key
+    if raw and raw != change.key and raw.endswith(SIDECAR_SUFFIX):
+        raw = raw[: -len(SIDECAR_SUFFIX)]
+    else:
+        raw = document
+    return replace(change, key=document, raw_key=raw)
+
+
 def _record_failure(
-    port: SwitchIndexPort, admitted: _Admitted, revision: str, error: PermanentError
+    port: SwitchIndexPort, admitted: _Admitted, outcome: Outcome, error: PermanentError
 ) -> None:
-    """A revision that can never be indexed gets its marker (the sweep skips it). Best
-    effort: the document's own error is what the caller must see; without the marker
-    the next sweep only enqueues the revision once more."""
+    """A revision state that can never be indexed gets its marker (the sweep skips it).
+    Best effort: the document's own error is what the caller must see; without the
+    marker the next sweep only enqueues the state once more."""
+    revision = outcome.revision or ""
     try:
-        port.record_failure(admitted.doc_id, admitted.key, revision, str(error))
+        port.record_failure(
+            admitted.doc_id, admitted.key, revision, str(error), outcome.metadata_version
+        )
     except ChunkwiseError as marker_error:
         log.warning(
             "could not record the failure of %s/%s: %s", admitted.doc_id, revision, marker_error

@@ -5,6 +5,8 @@
 - `ArtifactStore`: where the canonical text and the report of a revision go;
 - `RetentionIndexPort`, `LiveSetPort`: what the maintenance steps read of the index
   (real: `OpenSearchIndex`, `OpenSearchLiveSet`);
+- `RevisionSource`: the stored chunks of a revision state, for a metadata-only change
+  (real: `OpenSearchSwitchIndex`);
 - `QueuePort`: the ingest queue (real: `chunkwise.adapters.sqs.SqsQueue`).
 
 The revision switch's own port, `SwitchIndexPort`, is in `chunkwise.ingest.revisions`.
@@ -18,6 +20,7 @@ from typing import Protocol
 
 from chunkwise.index.revision_queries import RevisionState
 from chunkwise.index.versions import ObjectVersion
+from chunkwise.schema import Chunk
 
 
 class ObjectStore(Protocol):
@@ -27,7 +30,8 @@ class ObjectStore(Protocol):
     def bucket(self) -> str: ...
 
     def head_current(self, key: str) -> ObjectVersion | None:
-        """The key's current version; None if it does not exist or is a delete marker."""
+        """The key's current version (with its user metadata); None if it does not exist
+        or is a delete marker."""
         ...
 
     def get_version(self, key: str, version_id: str) -> bytes:
@@ -36,6 +40,17 @@ class ObjectStore(Protocol):
 
     def list_current(self, prefix: str = "") -> Iterator[ObjectVersion]:
         """Current versions of every key under ``prefix`` (delete markers excluded)."""
+        ...
+
+
+class RevisionSource(Protocol):
+    """The chunks of a stored revision state (a metadata-only change copies them)."""
+
+    def read_revision(
+        self, doc_id: str, key: str, n: int
+    ) -> list[tuple[Chunk, list[float]]] | None:
+        """The ``n`` chunks of revision key ``key`` and their vectors, in chunk order, as
+        the last write left them; None if any of them is gone."""
         ...
 
 
@@ -73,8 +88,10 @@ class LiveSetPort(Protocol):
     """Which revisions are visible (live or pending) for every source key, and which
     revisions are known to fail for good."""
 
-    def live_revisions(self) -> dict[str, set[str]]: ...
+    def live_revisions(self) -> dict[str, set[str]]:
+        """source key -> the revision keys of its live chunks."""
+        ...
 
     def known_failures(self) -> dict[str, dict[str, str]]:
-        """source key -> {revision: reason} of revisions that failed permanently."""
+        """source key -> {revision key: reason} of revision states that failed for good."""
         ...

@@ -18,11 +18,22 @@ per phase (``Phase``), and no phase refreshes the index::
     create) ─▶ S3 HEAD again ─▶ commit heads (bulk, CAS) ─▶ finish (bulk: new chunks
     live, old ones superseded) ─▶ clear the heads' cleanup lists (bulk, CAS)
 
+What a head names is a revision *state*: the object's S3 revision and its
+metadata version (its sidecar's revision), compared as a pair and named by their
+revision key (`chunkwise.index.versions.revision_key`). A state whose object revision
+is the head's and whose metadata is not (a new, changed or deleted sidecar) is
+*restamped* (`metadata_only`): the ``restamp`` step copies the head's chunks and
+vectors with the new metadata instead of extracting and embedding again, and the
+rest of the round is the same.
+
 Why an older revision can never win: a head is only committed with the
 sequence number read at the start of the round, and S3 is asked for the
 current version *after* that read. A writer that read the head before another
 writer's commit loses the compare-and-set; a writer that read it after saw S3
 after that commit, so it cannot hold an older version than the committed one.
+This holds for each half of the state alike (both are HEADed after the heads were
+read, and both again before the commit), so neither the object nor the metadata of
+a committed head is ever older than a head committed before it.
 
 Why a reader never sees a partial revision: a head and its chunks share one
 shard (routing by doc_id), and the head is written after the chunks' bulk was
@@ -50,7 +61,8 @@ from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar
 
 from chunkwise.errors import ChunkwiseError, PermanentError, TransientError
-from chunkwise.index.heads import Head
+from chunkwise.index.heads import Head, chunk_id
+from chunkwise.index.versions import revision_key
 from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.ingest.revisions")
@@ -61,7 +73,7 @@ class Phase(StrEnum):
 
     READ_HEADS = "read_heads"
     PLAN = "plan"  # S3 HEAD of every document
-    LOAD = "load"  # extract, chunk, embed (no index I/O)
+    LOAD = "load"  # extract, chunk, embed; or restamp (a realtime read of the head's chunks)
     WRITE = "write_chunks"
     CONFIRM = "confirm"  # S3 HEAD again
     COMMIT = "commit_heads"
@@ -75,14 +87,25 @@ class Version:
 
     revision: str
     etag: str = ""
+    metadata_version: str = ""
 
 
 @dataclass
 class Loaded:
-    """A revision ready to write: its chunks and their vectors (same order)."""
+    """A revision state ready to write: its chunks and their vectors (same order), its
+    metadata version and the metadata fields every one of its chunks carries."""
 
     chunks: list[Chunk]
     vectors: list[list[float]]
+    metadata_version: str = ""
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def chunk_ids(self) -> list[str]:
+        """The chunks' `_id`s under this state's revision key."""
+        return [
+            chunk_id(c.doc_id, revision_key(c.revision, self.metadata_version), c.chunk_index)
+            for c in self.chunks
+        ]
 
 
 class WriteRejected(PermanentError):
@@ -123,17 +146,28 @@ class SwitchIndexPort(Protocol):
         """Remove the chunks of a rejected revision."""
         ...
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        """Remember that this revision can never be indexed (the sweep skips it)."""
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
+        """Remember that this revision state can never be indexed (the sweep skips it)."""
         ...
 
 
 class HasRevision(Protocol):
-    """What the switch needs of S3's answer (real: `ObjectVersion`; tests: `Version`);
-    two answers are the same version when they compare equal."""
+    """What the switch needs of S3's answer (real: `ObjectVersion`; tests: `Version`):
+    the object's revision and its metadata version; two answers are the same state
+    when they compare equal."""
 
     @property
     def revision(self) -> str: ...
+
+    @property
+    def metadata_version(self) -> str: ...
+
+
+def state_key(current: HasRevision) -> str:
+    """The revision key of S3's answer."""
+    return revision_key(current.revision, current.metadata_version)
 
 
 V = TypeVar("V", bound=HasRevision)
@@ -145,9 +179,11 @@ class Outcome:
     key: str
     status: str = "pending"  # indexed, unchanged, retired, failed, error
     revision: str | None = None
+    metadata_version: str = ""
     chunks: int = 0
     rounds: int = 0
     error: ChunkwiseError | None = None
+    metadata_only: bool = False  # the committed state was restamped, not loaded
 
     @property
     def open(self) -> bool:
@@ -156,7 +192,7 @@ class Outcome:
 
 class Plan(StrEnum):
     NONE = "none"  # the head is current and settled
-    WRITE = "write"  # S3 has a revision the head does not name: load, write, commit
+    WRITE = "write"  # S3 has a state the head does not name: load (or restamp), write, commit
     COMMIT = "commit"  # a head without writing chunks: a tombstone, or adopting a revision
     REPAIR = "repair"  # committed, but its finish did not complete: roll forward
 
@@ -167,11 +203,27 @@ def plan(head: Head, current: HasRevision | None) -> Plan:
         if head.tombstone and (head.seq_no >= 0 or not head.cleanup):
             return Plan.REPAIR if head.seq_no >= 0 and not head.settled else Plan.NONE
         return Plan.COMMIT
-    if head.seq_no < 0 and any(r == current.revision for r, _ in head.cleanup):
+    key = state_key(current)
+    if head.seq_no < 0 and any(r == key for r, _ in head.cleanup):
         return Plan.COMMIT  # live in the older protocol already: adopt it
-    if head.revision != current.revision or head.seq_no < 0:
+    if head.revision_key != key or head.seq_no < 0:
         return Plan.WRITE
     return Plan.NONE if head.settled else Plan.REPAIR
+
+
+def metadata_only(head: Head, current: HasRevision | None) -> bool:
+    """Does S3's state differ from the head's in its metadata only, with chunks to copy?
+    (The head names this object revision, is stored, neither deleted nor failed, and
+    has chunks; its metadata version is another.) Pure."""
+    return (
+        current is not None
+        and head.seq_no >= 0
+        and not head.tombstone
+        and not head.failed
+        and head.chunks > 0
+        and head.revision == current.revision
+        and head.metadata_version != current.metadata_version
+    )
 
 
 @dataclass
@@ -188,6 +240,7 @@ class _Doc:
     written: bool = False
 
     def reset(self, head: Head) -> None:
+        self.outcome.metadata_only = False
         self.head, self.loaded, self.failure, self.new_head, self.written = (
             head,
             None,
@@ -205,15 +258,22 @@ class _Doc:
 class RevisionSwitch(Generic[V]):
     """Runs the switch for a batch of documents (see the module docstring).
 
-    ``current(key)``: S3's current version (None: deleted); ``load(items)`` with
+    ``current(key)``: S3's current state (None: deleted); ``load(items)`` with
     items ``(doc_id, key, version)``: each document's chunks and vectors, or the
-    error that keeps it from being indexed."""
+    error that keeps it from being indexed. ``restamp(items)`` with items ``(doc_id,
+    head, version)`` of `metadata_only` changes: the head's chunks and vectors with the
+    new state's metadata, or the error that keeps that state from being indexed; a
+    document it leaves out (its chunks are gone) is loaded. Without it, every change
+    is loaded."""
 
     index: SwitchIndexPort
     current: Callable[[str], V | None]
     load: Callable[[Sequence[tuple[str, str, V]]], Mapping[str, Loaded | ChunkwiseError]]
     max_rounds: int = 5
     outcomes: dict[str, Outcome] = field(default_factory=dict)
+    restamp: (
+        Callable[[Sequence[tuple[str, Head, V]]], Mapping[str, Loaded | ChunkwiseError]] | None
+    ) = None
 
     def run(self, docs: Mapping[str, str]) -> dict[str, Outcome]:
         for _ in self.steps(docs):
@@ -310,13 +370,25 @@ class RevisionSwitch(Generic[V]):
     def _load(self, work: Sequence[_Doc]) -> None:
         if not work:
             return
-        results = self.load([(d.doc_id, d.key, d.current) for d in work if d.current])
+        results: dict[str, Loaded | ChunkwiseError] = {}
+        restamp = [d for d in work if self.restamp and metadata_only(d.head, d.current)]
+        if restamp and self.restamp is not None:
+            results.update(self.restamp([(d.doc_id, d.head, d.current) for d in restamp]))
+        restamped = set(results)  # the rest (their chunks are gone) are loaded in full
+        full = [d for d in work if d.current and d.doc_id not in results]
+        if full:
+            results.update(self.load([(d.doc_id, d.key, d.current) for d in full]))
         for d in work:
             got = results.get(d.doc_id)
             assert d.current is not None
             if isinstance(got, Loaded):
                 d.loaded = got
-                d.new_head = d.head.successor(d.current.revision, len(got.chunks))
+                d.outcome.metadata_only = d.doc_id in restamped
+                d.new_head = d.head.successor(
+                    d.current.revision,
+                    len(got.chunks),
+                    metadata_version=d.current.metadata_version,
+                )
                 continue
             error = got or PermanentError(f"{d.key!r}: nothing loaded")
             if isinstance(error, PermanentError) and not _keeps_current(error):
@@ -325,12 +397,18 @@ class RevisionSwitch(Generic[V]):
                 self._settle(d, "error", error)
 
     def _fail_revision(self, d: _Doc, error: ChunkwiseError) -> None:
-        """S3's current revision can never be indexed: no older revision may stay
-        visible in its place. Its head says so (the one place of this policy)."""
+        """S3's current state can never be indexed: no older one may stay visible in its
+        place (for a bad sidecar too: permissions that cannot be read must not leave the
+        old ones in force). Its head says so (the one place of this policy)."""
         assert d.current is not None
         d.failure = error
         d.loaded = None
-        d.new_head = d.head.successor(d.current.revision, 0, failed=str(error)[:1000])
+        d.new_head = d.head.successor(
+            d.current.revision,
+            0,
+            metadata_version=d.current.metadata_version,
+            failed=str(error)[:1000],
+        )
 
     def _write(self, work: Sequence[_Doc]) -> None:
         batch = [d for d in work if d.loaded is not None and d.open]
@@ -344,7 +422,7 @@ class RevisionSwitch(Generic[V]):
             if reason is not None and d.current is not None:
                 self._roll_back([d])
                 self._fail_revision(
-                    d, WriteRejected(f"{d.key!r} revision {d.current.revision}: {reason}")
+                    d, WriteRejected(f"{d.key!r} revision {state_key(d.current)}: {reason}")
                 )
 
     def _finish(self, done: Sequence[_Doc]) -> Generator[Phase, None, None]:
@@ -370,6 +448,7 @@ class RevisionSwitch(Generic[V]):
         head = d.new_head
         assert head is not None
         d.outcome.revision = head.revision or None
+        d.outcome.metadata_version = head.metadata_version
         if d.failure is not None:
             self._settle(d, "failed", d.failure)
         elif head.failed:
@@ -383,8 +462,10 @@ class RevisionSwitch(Generic[V]):
     def _settle_unchanged(self, d: _Doc) -> None:
         """Nothing to do: unless the head says S3's current revision can never be
         indexed; then the message fails again (no re-extraction) and reaches the DLQ."""
-        if d.head.failed and d.current is not None and d.head.revision == d.current.revision:
+        current = d.current
+        if d.head.failed and current is not None and d.head.revision_key == state_key(current):
             d.outcome.revision = d.head.revision
+            d.outcome.metadata_version = d.head.metadata_version
             self._settle(d, "failed", PermanentError(d.head.failed))
         else:
             self._settle(d, "unchanged")
@@ -398,9 +479,9 @@ class RevisionSwitch(Generic[V]):
         routing: dict[str, str] = {}
         for d in docs:
             if d.written and d.loaded is not None:
-                for c in d.loaded.chunks:
-                    ids.append(c.chunk_id)
-                    routing[c.chunk_id] = d.doc_id
+                for i in d.loaded.chunk_ids():
+                    ids.append(i)
+                    routing[i] = d.doc_id
             d.written = False
         if ids:
             try:
@@ -420,6 +501,7 @@ class RevisionSwitch(Generic[V]):
         d.outcome.error = error
         if status == "unchanged":
             d.outcome.revision = d.head.revision or None
+            d.outcome.metadata_version = d.head.metadata_version
             d.outcome.chunks = d.head.chunks
 
 
@@ -428,8 +510,9 @@ def _without_writing(head: Head, current: HasRevision | None) -> Head:
     live (its chunks are there already)."""
     if current is None:
         return head.successor("", 0)
-    n = max(n for r, n in head.cleanup if r == current.revision)
-    return head.successor(current.revision, n)
+    key = state_key(current)
+    n = max(n for r, n in head.cleanup if r == key)
+    return head.successor(current.revision, n, metadata_version=current.metadata_version)
 
 
 def _keeps_current(exc: ChunkwiseError) -> bool:

@@ -12,7 +12,9 @@ another lands in ``meta.n.year`` and ``meta.s.year``, never in a mapping conflic
     meta.d.<key>   date      a STRING that is a strict ISO-8601 date or date-time
                              (`chunkwise.metadata.dates`), also in meta.s
     readers        keyword   the document's readers; `NO_READERS` if it has none
-    metadata_version keyword `DocumentMetadata.version`, for change detection
+    metadata_version keyword the metadata half of the document's revision state (the
+                             sidecar's S3 version, `chunkwise.index.versions`), on chunks
+                             and head records alike; written by the index documents
 
 The five sub-objects map new keys only through the dynamic templates below
 (``dynamic: strict_allow_templates``, OpenSearch 2.16 and later): a key under ``meta.s``
@@ -109,8 +111,10 @@ def metadata_mapping() -> dict[str, Any]:
 
 
 def document_fields(metadata: DocumentMetadata) -> dict[str, Any]:
-    """What goes into every chunk's ``_source`` for this metadata. All five sub-objects
-    are always present, so replacing ``meta`` always removes what is gone."""
+    """What goes into every chunk's ``_source`` for this metadata (``meta`` and
+    ``readers``; the revision state's ``metadata_version`` is the index documents' to
+    write). All five sub-objects are always present, so replacing ``meta`` always
+    removes what is gone."""
     meta: dict[str, dict[str, Any]] = {sub: {} for sub in _SUB_OBJECTS}
     for key, attribute in metadata.attributes.items():
         value = attribute.value
@@ -120,4 +124,4 @@ def document_fields(metadata: DocumentMetadata) -> dict[str, Any]:
             if date is not None:
                 meta[DATE_PATH][key] = date
     readers = list(metadata.readers) if metadata.readers else [NO_READERS]
-    return {META_FIELD: meta, READERS_FIELD: readers, VERSION_FIELD: metadata.version}
+    return {META_FIELD: meta, READERS_FIELD: readers}

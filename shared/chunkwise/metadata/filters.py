@@ -15,8 +15,9 @@ boolean), ``greaterThan`` / ``greaterThanOrEquals`` / ``lessThan`` / ``lessThanO
 (2 to 5 filters). Bounds on the whole: depth at most 5 (a single condition is depth 1),
 at most 50 operator objects. A key is an attribute name (`model.KEY_RE`) or Bedrock's
 built-in ``x-amz-bedrock-kb-source-uri``; a key that names something reserved (the
-readers key, ``chunkwise_*``, chunkwise's own fields) is refused, so no filter can
-reach the fields access control relies on.
+readers key, ``chunkwise_*``) is refused. Every other key is translated to a path under
+``meta.*`` only (a key ``doc_id`` means ``meta.s.doc_id``), so no filter can reach the
+fields access control relies on.
 
 Bad input raises `FilterError` with the JSON path of the offending node
 (``$.andAll[2].orAll[0].listContains.value``) and never the value itself.

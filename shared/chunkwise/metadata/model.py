@@ -41,21 +41,6 @@ DEFAULT_READERS_KEY = "chunkwise_readers"
 BEDROCK_PREFIX = "x-amz-bedrock-kb-"
 CHUNKWISE_PREFIX = "chunkwise_"
 
-#: Top-level fields of a chunk document (`chunkwise.index.documents` and the metadata
-#: fields of `chunkwise.metadata.fields`): no attribute or filter key may take one of
-#: these names, so a key always means metadata and never one of chunkwise's own fields.
-CHUNKWISE_FIELDS = frozenset(
-    {
-        "schema_version", "doc_id", "source_key", "revision", "source_etag",
-        "last_modified", "chunk_index", "start", "end", "byte_start", "byte_end", "body",
-        "heading_path", "overlap_prefix", "table_header", "text", "token_count",
-        "sized_by_model", "sized_by_tokenizer", "kind", "lang", "page_start", "page_end",
-        "content_sha256", "text_en", "text_de", "rows", "embedding", "state",
-        "revision_chunks", "indexed_at", "live_at", "superseded_at", "failure_reason",
-        "cleanup", "meta", "readers", "metadata_version",
-    }
-)  # fmt: skip
-
 
 class MetadataError(PermanentError):
     """A sidecar (or tag, or user metadata entry) that can never be indexed as it is.
@@ -124,8 +109,9 @@ class DocumentMetadata:
 
 
 def key_refusal(key: str, readers_key: str = DEFAULT_READERS_KEY) -> str | None:
-    """Why ``key`` cannot name an attribute (None: it can). The readers key is allowed
-    here; the caller decides where it may appear."""
+    """Why ``key`` cannot name an attribute (None: it can): not a legal name, Bedrock's
+    own ``x-amz-bedrock-kb-*``, or chunkwise's ``chunkwise_*``. The readers key is
+    allowed here; the caller decides where it may appear."""
     if not KEY_RE.match(key):
         return "a key is 1-100 characters of A-Z, a-z, 0-9, '_' and '-', not starting with '-'"
     if key.startswith(BEDROCK_PREFIX):
@@ -134,8 +120,9 @@ def key_refusal(key: str, readers_key: str = DEFAULT_READERS_KEY) -> str | None:
         return None
     if key.startswith(CHUNKWISE_PREFIX):
         return f"keys starting with {CHUNKWISE_PREFIX!r} are reserved for chunkwise"
-    if key in CHUNKWISE_FIELDS:
-        return "the name of one of chunkwise's own fields is reserved"
+    # Keys named like chunkwise's own chunk fields (``lang``, ``kind``, ``state``...) are
+    # fine: a metadata key only ever becomes a path under ``meta.<type>.``, never a
+    # top-level field, so it cannot shadow one (and Bedrock sidecars use such names).
     return None
 
 

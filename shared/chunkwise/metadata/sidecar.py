@@ -16,8 +16,9 @@ source"; API reference, MetadataAttributeValue)::
 Bounds (each refusal a `MetadataError` naming the field): at most 10 KB, 50 attributes,
 keys `model.KEY_RE`, strings 1-2,048 characters, lists 1-10 strings, numbers finite, no
 nested objects, no ``null``. Refused outright: keys starting ``x-amz-bedrock-kb-``
-(Bedrock's own attributes, which it sets itself and a sidecar cannot), keys starting
-``chunkwise_`` and the names of chunkwise's own fields, except the readers key. Other
+(Bedrock's own attributes, which it sets itself and a sidecar cannot) and keys starting
+``chunkwise_``, except the readers key. Keys named like chunkwise's own chunk fields
+(``lang``, ``kind``...) are ordinary keys: metadata lives under ``meta.*``. Other
 top-level fields (Bedrock's ``documentStructureConfiguration`` for CSV files) are
 accepted and ignored, with a note.
 """

@@ -39,6 +39,7 @@ def pipeline_config(settings: SourceSettings) -> PipelineConfig:
         "max_object_bytes": settings.max_object_bytes,
         "max_chunks_per_document": settings.max_chunks_per_document,
         "max_tokens_per_document": settings.max_tokens_per_document,
+        "readers_key": settings.readers_key,
     }
     if settings.allowed_suffixes is not None:  # None: the pipeline's default types
         values["allowed_suffixes"] = settings.allowed_suffixes

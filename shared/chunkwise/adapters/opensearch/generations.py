@@ -13,6 +13,7 @@ from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.errors import PermanentError
 from chunkwise.index.generation_model import GenerationModel, ModelMismatchError, model_mismatch
 from chunkwise.index.mapping import (
+    dynamic_templates_change,
     index_body,
     index_template_body,
     keyword_bound_changes,
@@ -222,21 +223,30 @@ class GenerationAdmin:
         )
 
     def add_missing_fields(self, index: str) -> list[str]:
-        """Add the fields of this release's mapping that ``index`` lacks, and bring its
-        keyword bounds (``ignore_above``) up to date; returns the changed fields' names."""
+        """Add the fields of this release's mapping that ``index`` lacks, its dynamic
+        templates (the metadata's), and bring its keyword bounds (``ignore_above``) up to
+        date; returns the changed fields' names (``dynamic_templates`` for the templates).
+        The templates go first: a metadata field is only ever mapped through them."""
 
         def do() -> list[str]:
             mapping = self.client.indices.get_mapping(index=index)[index]["mappings"]
             dimension = int(mapping.get("_meta", {}).get("dimension", 1))
-            wanted = index_body(dimension)["mappings"]["properties"]
+            wanted_mappings = index_body(dimension)["mappings"]
+            wanted = wanted_mappings["properties"]
             current = mapping.get("properties", {})
             changes = {
                 **missing_properties(current, wanted),
                 **keyword_bound_changes(current, wanted),
             }
-            if changes:
-                self.client.indices.put_mapping(index=index, body={"properties": changes})
-                log.info("updated fields %s in the mapping of %s", sorted(changes), index)
-            return sorted(changes)
+            templates = dynamic_templates_change(
+                mapping.get("dynamic_templates") or [], wanted_mappings["dynamic_templates"]
+            )
+            body: dict[str, Any] = {"properties": changes} if changes else {}
+            if templates is not None:
+                body["dynamic_templates"] = templates
+            if body:
+                self.client.indices.put_mapping(index=index, body=body)
+                log.info("updated %s in the mapping of %s", sorted(body), index)
+            return sorted(changes) + (["dynamic_templates"] if templates is not None else [])
 
         return with_retries(self.policy, f"add missing fields to {index}", do)

@@ -19,6 +19,7 @@ from chunkwise.adapters.opensearch.retries import with_retries
 from chunkwise.index.heads import HEAD_STATE, Head, head_id
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.states import utcnow_iso
+from chunkwise.metadata.fields import VERSION_FIELD
 
 
 def head_source(head: Head) -> dict[str, Any]:
@@ -27,6 +28,7 @@ def head_source(head: Head) -> dict[str, Any]:
         "doc_id": head.doc_id,
         "source_key": head.key,
         "revision": head.revision,
+        VERSION_FIELD: head.metadata_version,
         "state": HEAD_STATE,
         "revision_chunks": head.chunks,
         "cleanup": [f"{n}:{rev}" for rev, n in head.cleanup],
@@ -52,6 +54,7 @@ def head_from_hit(doc: Mapping[str, Any]) -> Head:
         settled=src.get("live_at") is not None,
         seq_no=int(doc["_seq_no"]),
         primary_term=int(doc["_primary_term"]),
+        metadata_version=str(src.get(VERSION_FIELD) or ""),
     )
 
 

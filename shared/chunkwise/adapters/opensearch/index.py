@@ -155,11 +155,15 @@ class OpenSearchIndex(GenerationAdmin):
         policy: RetryPolicy | None = None,
     ) -> int:
         def action(h: dict[str, Any]) -> dict[str, Any]:
+            # Conditional on what the search saw: a chunk written over since (a
+            # superseded chunk revived by a new write of its state) is left alone.
             return {
                 "_op_type": "delete",
                 "_index": h["_index"],
                 "_id": h["_id"],
                 "_routing": h.get("_routing") or h["_source"]["doc_id"],
+                "if_seq_no": h["_seq_no"],
+                "if_primary_term": h["_primary_term"],
             }
 
         return self._bulk_rounds(query, routing, what, action, policy)
@@ -167,8 +171,12 @@ class OpenSearchIndex(GenerationAdmin):
     def live_revisions(self, doc_id: str) -> set[str]:
         return {r for r, s in self.revision_states(doc_id).items() if s.visible}
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        marker_id, source = failure_marker(doc_id, key, revision, reason)
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
+        marker_id, source = failure_marker(
+            doc_id, key, revision, reason, metadata_version=metadata_version
+        )
         with_retries(
             self.policy,
             f"record failure of {doc_id}/{revision}",
@@ -178,7 +186,8 @@ class OpenSearchIndex(GenerationAdmin):
         )
 
     def known_failures(self) -> list[dict[str, Any]]:
-        """Every failure marker's source (doc_id, source_key, revision, reason)."""
+        """Every failure marker's source (doc_id, source_key, revision, metadata_version,
+        reason)."""
         out: list[dict[str, Any]] = []
         after: list[Any] | None = None
         while True:

@@ -1,4 +1,4 @@
-"""The sweep's view of an index: which revisions are live per key (`LiveSetPort`)."""
+"""The sweep's view of an index: which revision states are live per key (`LiveSetPort`)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,24 @@ from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.retries import with_retries
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.names import make_doc_id
+from chunkwise.index.revision_queries import marker_revision_key
 from chunkwise.index.states import State
+from chunkwise.index.versions import revision_key
+from chunkwise.metadata.fields import VERSION_FIELD
 
 
 class OpenSearchLiveSet:
     """`LiveSetPort` over an `OpenSearchIndex` (its target: write alias or a generation).
 
-    One composite aggregation over (source_key, doc_id, revision) of live chunks,
-    paged; no per-document requests. Live, not pending: pending chunks are either
-    not current yet (a head names them, its finish is under way or failed: the
-    sweep re-enqueues the key and the switch repairs it) or never will be (a lost
-    race), so counting them would show drift that no switch can remove. Only documents of ``bucket``
-    count (doc_id = hash of bucket + key), so buckets can share an index.
+    One composite aggregation over (source_key, doc_id, revision, metadata_version) of
+    live chunks, paged; no per-document requests. Each key's live set holds revision
+    keys (`chunkwise.index.versions.revision_key`), so a chunk whose metadata is older
+    than its sidecar is drift like a chunk of an older object version. Live, not
+    pending: pending chunks are either not current yet (a head names them, its finish is
+    under way or failed: the sweep re-enqueues the key and the switch repairs it) or
+    never will be (a lost race), so counting them would show drift that no switch can
+    remove. Only documents of ``bucket`` count (doc_id = hash of bucket + key), so
+    buckets can share an index.
     """
 
     def __init__(self, index: OpenSearchIndex, bucket: str, page: int = 1000) -> None:
@@ -34,7 +40,7 @@ class OpenSearchLiveSet:
             key = str(marker["source_key"])
             if marker["doc_id"] == make_doc_id(self.bucket, key):
                 reason = str(marker.get(FAILURE_REASON_FIELD, ""))
-                out.setdefault(key, {})[str(marker["revision"])] = reason
+                out.setdefault(key, {})[marker_revision_key(marker)] = reason
         return out
 
     def live_revisions(self) -> dict[str, set[str]]:
@@ -52,7 +58,7 @@ class OpenSearchLiveSet:
         return len(docs)
 
     def _live_chunks(self) -> Iterator[tuple[str, str, str]]:
-        """(source_key, doc_id, revision) of every live revision in the index, paged."""
+        """(source_key, doc_id, revision key) of every live revision state in the index, paged."""
         after: dict[str, Any] | None = None
         while True:
             comp: dict[str, Any] = {
@@ -61,6 +67,8 @@ class OpenSearchLiveSet:
                     {"key": {"terms": {"field": "source_key"}}},
                     {"doc": {"terms": {"field": "doc_id"}}},
                     {"revision": {"terms": {"field": "revision"}}},
+                    # chunks written before metadata existed have none: "" (no sidecar)
+                    {"meta": {"terms": {"field": VERSION_FIELD, "missing_bucket": True}}},
                 ],
             }
             if after:
@@ -80,7 +88,9 @@ class OpenSearchLiveSet:
 
             agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
             for b in agg["buckets"]:
-                yield str(b["key"]["key"]), str(b["key"]["doc"]), str(b["key"]["revision"])
+                key = str(b["key"]["key"])
+                state = revision_key(str(b["key"]["revision"]), str(b["key"]["meta"] or ""))
+                yield key, str(b["key"]["doc"]), state
             after = agg.get("after_key")
             if not agg["buckets"] or not after:
                 return

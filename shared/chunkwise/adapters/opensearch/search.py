@@ -38,7 +38,7 @@ from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames
-from chunkwise.index.reading import Candidate, read_current
+from chunkwise.index.reading import candidate_of, read_current
 from chunkwise.search.audit import withheld_count, withheld_count_query
 from chunkwise.search.hybrid import (
     PIPELINE_NORM,
@@ -272,7 +272,7 @@ class Searcher:
 
         hits = read_current(
             candidates,
-            lambda h: Candidate(h.doc_id, h.revision, h.state),
+            lambda h: candidate_of(h.id, h.doc_id, h.state),
             lambda ids: self.heads.search_heads(ids, preference),
         )
         return postprocess(hits, k)

@@ -6,7 +6,11 @@ retries of `with_retries`, exponential backoff with jitter by tenacity):
 - heads: realtime ``_mget`` (`chunkwise.adapters.opensearch.heads`); documents
   without a head get one aggregation over their live chunks (written by the older
   protocol);
-- chunks: ``_bulk`` with ``op_type=create`` and no refresh at all;
+- chunks: ``_bulk`` of scripted upserts (`_WRITE_PENDING`: created, or written over a
+  superseded/deleted chunk of the same state, never over a pending or live one) and no
+  refresh at all; the chunks of the
+  current state read back by id (realtime ``_mget``, `read_revision`) for a
+  metadata-only change, which restamps them instead of extracting and embedding;
 - commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
   (``create`` for a first head); a 409 means a concurrent writer moved the head;
 - finish: ``_bulk`` of partial updates (state ``live``) of the new chunks and
@@ -18,15 +22,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads, head_source
 from chunkwise.adapters.opensearch.retries import bulk_with_retries, error_reason, with_retries
 from chunkwise.errors import TransientError
-from chunkwise.index.documents import bulk_actions
+from chunkwise.index.documents import bulk_actions, chunk_from_source
 from chunkwise.index.heads import LEGACY_STATE, Head, absent_head, chunk_ids, head_id
 from chunkwise.index.states import State, utcnow_iso
 from chunkwise.ingest.revisions import Loaded
+from chunkwise.schema import Chunk
 
 log = logging.getLogger("chunkwise.ingest.revisions")
 
@@ -39,6 +45,23 @@ _SET_STATE = (
     "  ctx._source.state = params.to;"
     "  if (params.to == 'live') { ctx._source.live_at = params.now; }"
     "  else { ctx._source.superseded_at = params.now; }"
+    "} else { ctx.op = 'none'; }"
+)
+
+
+# A state's chunk ids repeat when the state does: a sidecar deleted again (the state is
+# the bare object revision once more), an unversioned object or sidecar whose content
+# returns to an earlier ETag, a version restored in S3. The chunks of that earlier
+# state are superseded (until retention erases them), and a plain `create` would leave
+# them so while a new head names them: the document would vanish. So a write creates
+# the chunk, or replaces one that is superseded or deleted; a pending or live one (a
+# twin writer's, or the current head's) is never touched, so a late twin never turns
+# live chunks back to pending. Reviving an old chunk as pending is safe: only a head
+# that names its state makes it visible.
+_WRITE_PENDING = (
+    "String s = ctx._source.state;"
+    "if (s == null || s == 'superseded' || s == 'deleted') {"
+    "  ctx._source.clear(); ctx._source.putAll(params.doc);"
     "} else { ctx.op = 'none'; }"
 )
 
@@ -101,17 +124,21 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
         doc_of: dict[str, str] = {}
         for item in loaded:
             for a in bulk_actions(
-                item.chunks, item.vectors, index=self.index.target, state=State.PENDING
+                item.chunks,
+                item.vectors,
+                index=self.index.target,
+                state=State.PENDING,
+                metadata_version=item.metadata_version,
+                fields=item.fields,
             ):
-                a["_op_type"] = "create"
                 doc_of[a["_id"]] = a["_routing"]
-                actions.append(a)
+                actions.append(_pending_write(a))
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
         failed: dict[str, list[dict[str, Any]]] = {}
         for f in res.failed:
-            if f["status"] != 409:  # 409: created by a twin writer of the same revision
+            if f["status"] != 409:  # 409: a twin writer's update won every retry
                 failed.setdefault(doc_of.get(str(f["_id"]), ""), []).append(f)
         total = {d: sum(1 for a in actions if a["_routing"] == d) for d in failed}
         return {
@@ -119,6 +146,30 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
             f"(first: {fs[0]['_id']}: {error_reason(fs[0].get('error'))})"
             for d, fs in failed.items()
         }
+
+    def read_revision(
+        self, doc_id: str, key: str, n: int
+    ) -> list[tuple[Chunk, list[float]]] | None:
+        """The ``n`` chunks of the revision state ``key`` with their vectors, by id
+        (realtime: a head's chunks were written before it was committed); None if any
+        is missing (erased by retention) or unreadable."""
+        if n < 1:
+            return None
+        body = {"docs": [{"_id": i, "routing": doc_id} for i in chunk_ids(doc_id, key, n)]}
+
+        def do() -> list[dict[str, Any]]:
+            resp = self.client.mget(index=self.index.target, body=body, params={"realtime": "true"})
+            docs: list[dict[str, Any]] = resp["docs"]
+            return docs
+
+        docs = with_retries(self.policy, f"read {doc_id} {key}", do)
+        if not all(d.get("found") for d in docs):
+            return None
+        try:
+            return [chunk_from_source(d["_source"]) for d in docs]
+        except (KeyError, ValueError) as exc:
+            log.warning("restamp of %s %s: stored chunks unreadable (%s)", doc_id, key, exc)
+            return None
 
     def delete_chunks(self, ids: Sequence[str], routing: Mapping[str, str]) -> None:
         actions = [
@@ -168,10 +219,10 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
         actions: list[dict[str, Any]] = []
         for h in heads:
             if h.revision:
-                actions += self._set_state(h, h.revision, h.chunks, State.LIVE, now)
+                actions += self._set_state(h, h.revision_key, h.chunks, State.LIVE, now)
             old = State.DELETED if h.tombstone else State.SUPERSEDED
-            for revision, n in h.cleanup:
-                actions += self._set_state(h, revision, n, old, now)
+            for key, n in h.cleanup:
+                actions += self._set_state(h, key, n, old, now)
         res = bulk_with_retries(
             self.client, actions, policy=self.policy, batch_size=self.index.batch_size
         )
@@ -180,7 +231,7 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
             raise TransientError(f"finish: {len(hard)} chunk updates refused, first {hard[0]}")
 
     def _set_state(
-        self, head: Head, revision: str, n: int, state: State, now: str
+        self, head: Head, key: str, n: int, state: State, now: str
     ) -> list[dict[str, Any]]:
         script = {
             "source": _SET_STATE,
@@ -197,15 +248,27 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
                 "retry_on_conflict": 3,
                 "_source": {"script": script},
             }
-            for i in chunk_ids(head.doc_id, revision, n)
+            for i in chunk_ids(head.doc_id, key, n)
         ]
 
-    def record_failure(self, doc_id: str, key: str, revision: str, reason: str) -> None:
-        self.index.record_failure(doc_id, key, revision, reason)
+    def record_failure(
+        self, doc_id: str, key: str, revision: str, reason: str, metadata_version: str = ""
+    ) -> None:
+        self.index.record_failure(doc_id, key, revision, reason, metadata_version)
 
     def clear_cleanup(self, heads: Sequence[Head]) -> None:
-        settled = [
-            self._conditional(h, Head(h.doc_id, h.key, h.revision, h.chunks, (), h.failed, True))
-            for h in heads
-        ]
+        settled = [self._conditional(h, replace(h, cleanup=(), settled=True)) for h in heads]
         bulk_with_retries(self.client, settled, policy=self.policy)  # 409: a newer head
+
+
+def _pending_write(action: dict[str, Any]) -> dict[str, Any]:
+    """An index action of `bulk_actions` as the guarded upsert `_WRITE_PENDING` (the
+    document goes once, as a script parameter; ``scripted_upsert`` runs the script on
+    an empty document when there is none)."""
+    script = {"source": _WRITE_PENDING, "lang": "painless", "params": {"doc": action["_source"]}}
+    return {
+        **{k: v for k, v in action.items() if k != "_source"},
+        "_op_type": "update",
+        "retry_on_conflict": 3,
+        "_source": {"script": script, "scripted_upsert": True, "upsert": {}},
+    }

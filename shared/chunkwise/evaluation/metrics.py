@@ -40,7 +40,9 @@ def retrieval_metrics(js: Sequence[Judgement]) -> dict[str, Any]:
 
 
 def grouped_metrics(js: Sequence[Judgement]) -> dict[str, dict[str, Any]]:
-    """Overall, per language, per document type and per (document type, language)."""
+    """Overall, per language, per document type, per (document type, language), per tag
+    and per (language, tag): a question type (a tag such as ``cell`` or ``qtype-when``)
+    is judged in each language apart."""
     groups: dict[str, list[Judgement]] = {"all": list(js)}
     for j in js:
         groups.setdefault(f"lang={j.lang}", []).append(j)
@@ -48,6 +50,7 @@ def grouped_metrics(js: Sequence[Judgement]) -> dict[str, dict[str, Any]]:
         groups.setdefault(f"{j.doc_type}/{j.lang}", []).append(j)
         for t in j.tags:
             groups.setdefault(f"tag={t}", []).append(j)
+            groups.setdefault(f"lang={j.lang}&tag={t}", []).append(j)
     return {name: retrieval_metrics(g) for name, g in sorted(groups.items())}
 
 

@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.embedding.embed import Embedder, own_token_counter
 from chunkwise.errors import ChunkwiseError
-from chunkwise.evaluation.baselines import chunk_with
+from chunkwise.evaluation.baselines import chunk_with, truncate_to_tokens
 from chunkwise.evaluation.evaluate import (
     Corpus,
     EvalConfig,
@@ -60,6 +60,7 @@ from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.models.local import default_embedder
 from chunkwise.schema import Chunk
+from chunkwise.search.fusion import FusionSpec
 from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
@@ -127,6 +128,11 @@ class _EmbeddingCache:
         self.embedder = embedder
         self.cache: dict[str, list[float]] = {}
 
+    def fitted(self, text: str) -> str:
+        """What the model embeds of ``text``: all of it, or (a baseline's chunk over the
+        model's cap) its first tokens up to the cap, as a truncating vector store would."""
+        return truncate_to_tokens(text, self.embedder.count_tokens, self.embedder.max_tokens)
+
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         todo = sorted({t for t in texts if t not in self.cache})
         if todo:
@@ -176,18 +182,28 @@ def ingest(
     t_chunk = t_embed = t_bulk = 0.0
     chars: list[int] = []
     tokens: list[int] = []
-    runts = 0
+    runts = truncated = 0
     t_all = time.perf_counter()
     for doc in progress.track(corpus.documents, "eval: documents"):
         doc_id = make_doc_id(BUCKET, doc.key)
         for rev in doc.revisions:
             text = texts[(doc.key, rev.revision)]
             t0 = time.perf_counter()
-            raw = chunk_with(config.baseline, text, doc.lang, config.chunker, counter=counter)
+            raw = chunk_with(
+                config.baseline,
+                text,
+                doc.lang,
+                config.chunker,
+                counter=counter,
+                over_cap=config.over_cap,
+                token_cap=embed.embedder.max_tokens,
+            )
             version = ObjectVersion(rev.last_modified, rev.revision, key=doc.key, bucket=BUCKET)
             chunks = with_identity(raw, doc_id, version)
             t1 = time.perf_counter()
-            vectors = embed([c.text for c in chunks])
+            inputs = [embed.fitted(c.text) for c in chunks]
+            truncated += sum(a != c.text for a, c in zip(inputs, chunks, strict=True))
+            vectors = embed(inputs)
             t2 = time.perf_counter()
             _switch_to(port, doc_id, version, chunks, vectors)
             t3 = time.perf_counter()
@@ -199,13 +215,14 @@ def ingest(
             if rev.revision == doc.current:
                 runts += _measure(chunks, chars, tokens, config, cap)
     ix.refresh()
+    stats = {**chunk_stats(chars, tokens, runts, cap), "embedded_truncated": truncated}
     timings = {
         "indexing_s": time.perf_counter() - t_all,
         "chunking_s": t_chunk,
         "embedding_s": t_embed,
         "bulk_s": t_bulk,
     }
-    return names, store, chunk_stats(chars, tokens, runts, cap), timings
+    return names, store, stats, timings
 
 
 def _measure(
@@ -266,6 +283,10 @@ def _raw_search(
     return with_retries(searcher.policy, "search", call)
 
 
+def fusion_mode(spec: FusionSpec) -> str:
+    return f"hybrid[{spec.name}]"
+
+
 def search_all(
     client: OpenSearch,
     searcher: Searcher,
@@ -273,15 +294,23 @@ def search_all(
     questions: Sequence[Question],
     modes: Sequence[str],
     vectors: dict[str, list[float]],
+    fused: Mapping[str, Searcher] | None = None,
 ) -> dict[str, list[tuple[Question, list[Hit], float]]]:
-    out: dict[str, list[tuple[Question, list[Hit], float]]] = {m: [] for m in modes}
+    """Every question in every mode; ``fused``: extra hybrid modes, each its own Searcher
+    (another fusion pipeline) over the same index."""
+    extra = dict(fused or {})
+    out: dict[str, list[tuple[Question, list[Hit], float]]] = {
+        m: [] for m in (*modes, *extra)
+    }
     window = K * searcher.candidates
     f = SearchFilters()
     for q in progress.track(questions, "eval: questions"):
         lang = guess_query_lang(q.question)  # what the real search path does
-        for mode in modes:
+        for mode in out:
             t0 = time.perf_counter()
-            if mode == "hybrid":
+            if mode in extra:
+                hits = extra[mode].search(q.question, K, f)
+            elif mode == "hybrid":
                 hits = searcher.search(q.question, K, f)
             elif mode == "bm25":
                 resp = _raw_search(
@@ -334,6 +363,7 @@ def run_evaluation(
     url: str,
     prefix: str = "eval",
     modes: Sequence[str] = ("hybrid", "bm25", "vector"),
+    fusions: Sequence[FusionSpec] = (),
     keep_indices: bool = False,
     plot: bool = True,
     client: OpenSearch | None = None,
@@ -353,6 +383,7 @@ def run_evaluation(
         gold=resolve_evidence(questions, texts, current),
         modes=modes,
         prefix=prefix,
+        fusions=fusions,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     reports: list[dict[str, Any]] = []
@@ -404,10 +435,11 @@ class _Run:
         gold: dict[str, Gold],
         modes: Sequence[str],
         prefix: str,
+        fusions: Sequence[FusionSpec] = (),
     ) -> None:
         self.client, self.embedder, self.questions = client, embedder, questions
         self.corpus, self.texts, self.gold = corpus, texts, gold
-        self.modes, self.prefix = modes, prefix
+        self.modes, self.prefix, self.fusions = modes, prefix, tuple(fusions)
         self.vectors: dict[str, list[float]] = {}
         self.query_ms: list[float] = []
         for q in questions:
@@ -425,7 +457,10 @@ class _Run:
         )
         ensure_search_pipelines(self.client)  # the deploy-time step; searching only reads
         searcher = Searcher(self.client, self.cached, names)
-        results = search_all(self.client, searcher, names, self.questions, self.modes, self.vectors)
+        fused = self._fusion_searchers(names)
+        results = search_all(
+            self.client, searcher, names, self.questions, self.modes, self.vectors, fused
+        )
         judgements: dict[str, list[Judgement]] = {
             mode: [
                 judge(q, _ranked(h, store), self.gold[q.id], self.texts, ms) for q, h, ms in rows
@@ -438,6 +473,19 @@ class _Run:
             for g in ix.generations():
                 ix.drop(g, force=True)
         return report
+
+    def _fusion_searchers(self, names: IndexNames) -> dict[str, Searcher]:
+        """One Searcher per swept fusion, its pipeline written first (an evaluation is a
+        development run on its own node; the deploy-time pipelines stay as they are)."""
+        out = {}
+        for spec in self.fusions:
+            self.client.transport.perform_request(
+                "PUT", f"/_search/pipeline/{spec.pipeline_name}", body=spec.pipeline_body()
+            )
+            out[fusion_mode(spec)] = Searcher(
+                self.client, self.cached, names, pipeline=(spec.pipeline_name, spec.label)
+            )
+        return out
 
     def _meta(self, searcher: Searcher, names: IndexNames) -> dict[str, Any]:
         server_rrf = searcher.caps.rrf_pipeline and searcher.fusion == "server"

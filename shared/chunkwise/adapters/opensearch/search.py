@@ -174,11 +174,14 @@ class Searcher:
         policy: RetryPolicy | None = None,
         query_embedding: QueryEmbedding = "client",
         query_model_id: str | None = None,
+        pipeline: tuple[str, str] | None = None,
     ) -> None:
         """``query_embedding="cluster"``: send the query text and let the cluster embed it
         (ML Commons, `chunkwise.search.query_model`); the generation's default search pipeline
         names the model and fuses the hybrid query, unless ``query_model_id`` is given.
-        The embedder then only says which languages the model reads."""
+        The embedder then only says which languages the model reads. ``pipeline``: (name,
+        fusion label) of another fusion pipeline for server-side fusion (`chunkwise eval
+        --fusions`); its hits are ordered by the same tie rule."""
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
@@ -191,6 +194,7 @@ class Searcher:
         self.policy = policy or RetryPolicy(attempts=3)
         self.query_embedding: QueryEmbedding = query_embedding
         self.query_model_id = query_model_id
+        self.pipeline = pipeline
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
         self._model_checked = False
@@ -321,9 +325,11 @@ class Searcher:
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
         pipeline = self.caps.server_pipeline or PIPELINE_NORM
+        label = "rrf-server" if pipeline == PIPELINE_RRF else "norm-server"
+        if self.pipeline is not None:
+            pipeline, label = self.pipeline
         body = hybrid_query(query, vector, window, f, lang=lang)
-        resp = self._search(body, {"search_pipeline": pipeline})
-        return hits_from_response(resp, "rrf-server" if pipeline == PIPELINE_RRF else "norm-server")
+        return hits_from_response(self._search(body, {"search_pipeline": pipeline}), label)
 
     def _client(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None

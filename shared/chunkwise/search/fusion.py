@@ -47,11 +47,7 @@ class FusionSpec:
 
     def processor(self) -> dict[str, Any]:
         if self.technique == "rrf":
-            return {
-                "score-ranker-processor": {
-                    "combination": {"technique": "rrf", "rank_constant": self.rank_constant}
-                }
-            }
+            return rrf_processor(self.rank_constant)
         return {
             "normalization-processor": {
                 "normalization": {"technique": self.technique},
@@ -69,6 +65,16 @@ class FusionSpec:
             "description": f"chunkwise hybrid fusion {self.name}",
             "phase_results_processors": [self.processor()],
         }
+
+
+def rrf_processor(rank_constant: int) -> dict[str, Any]:
+    """2.19's RRF processor. The rank constant belongs in ``combination.parameters``:
+    neural-search ignores it (and uses 60) anywhere else."""
+    return {
+        "score-ranker-processor": {
+            "combination": {"technique": "rrf", "parameters": {"rank_constant": rank_constant}}
+        }
+    }
 
 
 def parse_fusion(spec: str) -> FusionSpec:

@@ -38,7 +38,7 @@ class QueryModelError(ChunkwiseError):
     """ML Commons refused or did not finish a setup step."""
 
 
-def _call(
+def ml_call(
     client: OpenSearch, method: str, path: str, body: Any = None, policy: RetryPolicy | None = None
 ) -> Any:
     pol = policy or RetryPolicy(attempts=3)
@@ -61,7 +61,7 @@ def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
         "sort": [{"created_time": {"order": "desc"}}],
     }
     try:
-        resp = _call(client, "POST", f"{ML}/models/_search", body)
+        resp = ml_call(client, "POST", f"{ML}/models/_search", body)
     except NotFoundError:  # no model registered yet: the ML index does not exist
         return None
     hits = resp.get("hits", {}).get("hits", [])
@@ -77,7 +77,7 @@ def _models_of(client: OpenSearch, prefix: str) -> list[dict[str, Any]]:
         "sort": [{"created_time": {"order": "desc"}}],
     }
     try:
-        resp = _call(client, "POST", f"{ML}/models/_search", body)
+        resp = ml_call(client, "POST", f"{ML}/models/_search", body)
     except NotFoundError:
         return []
     return [{"model_id": h["_id"], **h["_source"]} for h in resp.get("hits", {}).get("hits", [])]
@@ -92,14 +92,14 @@ def find_model_for(client: OpenSearch, prefix: str, spec: QueryModelSpec) -> str
 
 
 def index_meta(client: OpenSearch, index: str) -> dict[str, Any]:
-    mapping = _call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
+    mapping = ml_call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
     return dict(mapping.get("_meta", {}))
 
 
-def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
+def wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        task: dict[str, Any] = _call(client, "GET", f"{ML}/tasks/{task_id}")
+        task: dict[str, Any] = ml_call(client, "GET", f"{ML}/tasks/{task_id}")
         state = str(task.get("state", ""))
         if state == "COMPLETED":
             return task
@@ -110,10 +110,10 @@ def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, An
         time.sleep(0.5)
 
 
-def _wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
+def wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
-        model = _call(client, "GET", f"{ML}/models/{model_id}")
+        model = ml_call(client, "GET", f"{ML}/models/{model_id}")
         state = str(model.get("model_state", ""))
         if state == "DEPLOYED":
             return
@@ -123,10 +123,10 @@ def _wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
 
 
 def deploy(client: OpenSearch, model_id: str, timeout: float = 120.0) -> None:
-    resp = _call(client, "POST", f"{ML}/models/{model_id}/_deploy")
+    resp = ml_call(client, "POST", f"{ML}/models/{model_id}/_deploy")
     if resp.get("task_id"):
-        _wait_task(client, str(resp["task_id"]), timeout)
-    _wait_deployed(client, model_id, timeout)
+        wait_task(client, str(resp["task_id"]), timeout)
+    wait_deployed(client, model_id, timeout)
 
 
 def ensure_query_model(
@@ -146,21 +146,21 @@ def ensure_query_model(
             log.info("deploying query model %s (%s)", model_id, found.get("model_state"))
             deploy(client, model_id, timeout)
         return model_id
-    created = _call(client, "POST", f"{ML}/connectors/_create", connector)
+    created = ml_call(client, "POST", f"{ML}/connectors/_create", connector)
     connector_id = str(created["connector_id"])
-    resp = _call(
+    resp = ml_call(
         client,
         "POST",
         f"{ML}/models/_register?deploy=true",
         register_model_body(name, connector_id, spec),
     )
     if resp.get("task_id"):
-        task = _wait_task(client, str(resp["task_id"]), timeout)
+        task = wait_task(client, str(resp["task_id"]), timeout)
         resp = {**task, **resp}
     model_id = str(resp.get("model_id") or "")
     if not model_id:
         raise QueryModelError(f"registering {name} returned no model id: {resp}")
-    _wait_deployed(client, model_id, timeout)
+    wait_deployed(client, model_id, timeout)
     log.info("query model %s registered and deployed (connector %s)", model_id, connector_id)
     return model_id
 
@@ -168,7 +168,7 @@ def ensure_query_model(
 def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
     """PUT the generation's default search pipeline (same body, same name: idempotent)."""
     name = pipeline_name(model_id)
-    _call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
+    ml_call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
     return name
 
 
@@ -181,14 +181,14 @@ def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: Quer
     if meta.get("query_model_id") != model_id:
         meta["query_model_id"] = model_id
         # _meta is replaced as a whole by a mapping update: send all of it.
-        _call(client, "PUT", f"/{index}/_mapping", {"_meta": meta})
-    _call(client, "PUT", f"/{index}/_settings", {"index.search.default_pipeline": pipeline})
+        ml_call(client, "PUT", f"/{index}/_mapping", {"_meta": meta})
+    ml_call(client, "PUT", f"/{index}/_settings", {"index.search.default_pipeline": pipeline})
     return pipeline
 
 
 def generation_query_model(client: OpenSearch, index: str) -> str | None:
     """The model id recorded for a generation (an index or the read alias), or None."""
-    resp = _call(client, "GET", f"/{index}/_mapping")
+    resp = ml_call(client, "GET", f"/{index}/_mapping")
     for mapping in resp.values():
         found = mapping.get("mappings", {}).get("_meta", {}).get("query_model_id")
         if found:
@@ -199,13 +199,13 @@ def generation_query_model(client: OpenSearch, index: str) -> str | None:
 def delete_query_model(client: OpenSearch, model_id: str) -> None:
     """Undeploy and delete a query model, its connector and its pipeline (throwaway
     stacks; a live generation's model is kept by the setup, never deleted by it)."""
-    model = _call(client, "GET", f"{ML}/models/{model_id}")
-    _call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
-    _call(client, "DELETE", f"{ML}/models/{model_id}")
+    model = ml_call(client, "GET", f"{ML}/models/{model_id}")
+    ml_call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+    ml_call(client, "DELETE", f"{ML}/models/{model_id}")
     if model.get("connector_id"):
-        _call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
+        ml_call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
     with contextlib.suppress(NotFoundError):
-        _call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")
+        ml_call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")
 
 
 def delete_query_models(client: OpenSearch, prefix: str) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from opensearchpy.exceptions import NotFoundError, TransportError
 from chunkwise.adapters.opensearch.generations import check_generation_model
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.rerank import ClusterScorer
 from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
@@ -52,6 +54,7 @@ from chunkwise.search.hybrid import (
     postprocess,
     rrf_pipeline_body,
 )
+from chunkwise.search.rerank import Answer, RerankConfig, RerankOutcome, rerank_stage
 
 log = logging.getLogger("chunkwise.search")
 
@@ -175,13 +178,15 @@ class Searcher:
         query_embedding: QueryEmbedding = "client",
         query_model_id: str | None = None,
         pipeline: tuple[str, str] | None = None,
+        rerank: RerankConfig | None = None,
     ) -> None:
         """``query_embedding="cluster"``: send the query text and let the cluster embed it
         (ML Commons, `chunkwise.search.query_model`); the generation's default search pipeline
         names the model and fuses the hybrid query, unless ``query_model_id`` is given.
         The embedder then only says which languages the model reads. ``pipeline``: (name,
         fusion label) of another fusion pipeline for server-side fusion (`chunkwise eval
-        --fusions`); its hits are ordered by the same tie rule."""
+        --fusions`); its hits are ordered by the same tie rule. ``rerank``: the rerank
+        stage after fusion (`chunkwise.search.rerank`), off without a model id."""
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
@@ -195,6 +200,7 @@ class Searcher:
         self.query_embedding: QueryEmbedding = query_embedding
         self.query_model_id = query_model_id
         self.pipeline = pipeline
+        self.rerank = rerank or RerankConfig()
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
         self._model_checked = False
@@ -234,14 +240,30 @@ class Searcher:
         *,
         lang: str | None = None,
     ) -> list[Hit]:
+        """The k best hits of the documents' current revisions (`answer`'s hits)."""
+        return self.answer(query, k, filters, lang=lang).hits
+
+    def answer(
+        self,
+        query: str,
+        k: int = 5,
+        filters: SearchFilters | None = None,
+        *,
+        lang: str | None = None,
+        rerank: bool | None = None,
+        collapse: bool = True,
+    ) -> Answer:
         """The k best hits of the documents' current revisions: candidates of any
         revision, then each document's head decides (`read_current`), searched again
-        with a wider window when a head moved past the candidates."""
+        with a wider window when a head moved past the candidates; then the rerank
+        stage (``rerank``: None = on when a model is configured) and post-processing
+        (``collapse``: one hit per text)."""
         if k < 1:
             raise ValueError("k must be >= 1")
         f = filters or SearchFilters()
         qlang = lang or guess_query_lang(query)
-        window = k * self.candidates
+        use_rerank = self.rerank.enabled if rerank is None else rerank and self.rerank.enabled
+        window = max(k * self.candidates, self.rerank.depth if use_rerank else 0)
         preference = uuid.uuid4().hex  # candidates and heads from the same shard copies
 
         def candidates(attempt: int) -> list[Hit]:
@@ -252,7 +274,16 @@ class Searcher:
             lambda h: Candidate(h.doc_id, h.revision, h.state),
             lambda ids: self.heads.search_heads(ids, preference),
         )
-        return postprocess(hits, k)
+        outcome = RerankOutcome(requested=bool(rerank))
+        if rerank and not self.rerank.enabled:
+            outcome = RerankOutcome(requested=True, error="no rerank model configured")
+        if use_rerank:
+            # After the heads and the filters: only current chunks the caller may read.
+            scorer = ClusterScorer(self.client, self.rerank.model_id, self.rerank.timeout_ms)
+            hits, outcome = rerank_stage(query, hits, self.rerank.depth, scorer, time.perf_counter)
+            if outcome.error:
+                log.warning("rerank failed, fused order kept: %s", outcome.error)
+        return Answer(postprocess(hits, k, collapse=collapse), outcome)
 
     @property
     def heads(self) -> OpenSearchHeads:

@@ -33,6 +33,8 @@ def retrieval_metrics(js: Sequence[Judgement]) -> dict[str, Any]:
     )
     out["citations_checked"] = len(judged)
     out["superseded_citations"] = sum(j.superseded_citations for j in js)
+    out["context_tokens_mean"] = sum(j.context_tokens for j in js) / n
+    out["redundant_share_mean"] = sum(j.redundant_share for j in js) / n
     lat = [j.latency_ms for j in js]
     out["latency_ms_p50"] = percentile(lat, 50)
     out["latency_ms_p95"] = percentile(lat, 95)

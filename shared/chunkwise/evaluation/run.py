@@ -52,6 +52,7 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
+from chunkwise.evaluation.plot import plot_hit3
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
 from chunkwise.index.versions import ObjectVersion
@@ -163,18 +164,7 @@ def ingest(
 ) -> tuple[IndexNames, dict[str, Chunk], dict[str, Any], dict[str, float]]:
     """Build a new generation for ``config``; returns names, chunk store, stats, timings."""
     names = IndexNames(f"{prefix}-{_slug(config.name)}")
-    ix = OpenSearchIndex(client, names)
-    for g in ix.generations():  # our own eval namespace only
-        ix.drop(g, force=True)
-    gen = new_generation_id()
-    ix.create_generation(
-        gen,
-        dimension=embed.embedder.dimension,
-        embedder_name=embed.embedder.name,
-        tokenizer_id=GenerationModel.of(embed.embedder).tokenizer,
-        chunker_config=config.as_dict(),
-    )
-    ix.swap(gen)
+    ix = _fresh_generation(client, names, config, embed.embedder)
     port = OpenSearchSwitchIndex(ix)
     counter = _sizer(config, embed.embedder)
     cap = config.chunker.max_tokens or counter.max_tokens
@@ -189,15 +179,7 @@ def ingest(
         for rev in doc.revisions:
             text = texts[(doc.key, rev.revision)]
             t0 = time.perf_counter()
-            raw = chunk_with(
-                config.baseline,
-                text,
-                doc.lang,
-                config.chunker,
-                counter=counter,
-                over_cap=config.over_cap,
-                token_cap=embed.embedder.max_tokens,
-            )
+            raw = _chunk(config, text, doc.lang, counter, embed.embedder.max_tokens)
             version = ObjectVersion(rev.last_modified, rev.revision, key=doc.key, bucket=BUCKET)
             chunks = with_identity(raw, doc_id, version)
             t1 = time.perf_counter()
@@ -215,7 +197,11 @@ def ingest(
             if rev.revision == doc.current:
                 runts += _measure(chunks, chars, tokens, config, cap)
     ix.refresh()
-    stats = {**chunk_stats(chars, tokens, runts, cap), "embedded_truncated": truncated}
+    stats = {
+        **chunk_stats(chars, tokens, runts, cap),
+        "embedded_truncated": truncated,
+        **index_size(client, names),
+    }
     timings = {
         "indexing_s": time.perf_counter() - t_all,
         "chunking_s": t_chunk,
@@ -223,6 +209,56 @@ def ingest(
         "bulk_s": t_bulk,
     }
     return names, store, stats, timings
+
+
+def _fresh_generation(
+    client: OpenSearch, names: IndexNames, config: EvalConfig, embedder: Embedder
+) -> OpenSearchIndex:
+    """A new generation of this configuration's own namespace, aliases swapped to it."""
+    ix = OpenSearchIndex(client, names)
+    for g in ix.generations():  # our own eval namespace only
+        ix.drop(g, force=True)
+    gen = new_generation_id()
+    ix.create_generation(
+        gen,
+        dimension=embedder.dimension,
+        embedder_name=embedder.name,
+        tokenizer_id=GenerationModel.of(embedder).tokenizer,
+        chunker_config=config.as_dict(),
+    )
+    ix.swap(gen)
+    return ix
+
+
+def index_size(client: OpenSearch, names: IndexNames) -> dict[str, int]:
+    """What the configuration costs to keep: the generation's store in bytes (primary
+    shards, after a flush: every revision the switch wrote, superseded ones included, as
+    production keeps them until retention), its Lucene documents (nested table rows
+    included) and its live chunks."""
+    client.indices.flush(index=names.write_alias)
+    stats = client.indices.stats(index=names.write_alias, metric="store,docs")
+    prim = stats["_all"]["primaries"]
+    live = client.count(index=names.read_alias)["count"]
+    return {
+        "index_bytes": int(prim["store"]["size_in_bytes"]),
+        "index_docs": int(prim["docs"]["count"]),
+        "index_live_chunks": int(live),
+    }
+
+
+def _chunk(
+    config: EvalConfig, text: str, lang: str, counter: HFTokenCounter, cap: int
+) -> list[Chunk]:
+    """The configuration's chunks of ``text``; over-cap chunks as its ``over_cap`` says."""
+    return chunk_with(
+        config.baseline,
+        text,
+        lang,
+        config.chunker,
+        counter=counter,
+        over_cap=config.over_cap,
+        token_cap=cap,
+    )
 
 
 def _measure(
@@ -269,6 +305,7 @@ def _ranked(hits: Sequence[Hit], store: dict[str, Chunk]) -> list[RankedHit]:
                 end=c.end,
                 body=c.body,
                 text=chunk.text if chunk is not None else "",
+                tokens=chunk.token_count if chunk is not None else 0,
             )
         )
     return out
@@ -324,33 +361,6 @@ def search_all(
                 hits = postprocess(hits_from_response(resp, "knn"), K)
             out[mode].append((q, hits, 1000 * (time.perf_counter() - t0)))
     return out
-
-
-def plot_hit3(reports: Sequence[dict[str, Any]], path: Path, mode: str = "hybrid") -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = sorted({g for r in reports for g in r["modes"][mode] if "/" in g})
-    n = len(reports)
-    width = 0.8 / max(n, 1)
-    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 4.5), dpi=120)
-    for i, r in enumerate(reports):
-        vals = [100 * r["modes"][mode].get(g, {}).get("hit@3", 0.0) for g in groups]
-        xs = [x + (i - (n - 1) / 2) * width for x in range(len(groups))]
-        bars = ax.bar(xs, vals, width, label=r["config"]["name"])
-        ax.bar_label(bars, labels=[f"{v:.0f}" for v in vals], fontsize=7, padding=1)
-    ax.axhline(95, color="grey", linestyle="--", linewidth=0.8)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([g.replace("/", "\n") for g in groups])
-    ax.set_ylim(0, 112)
-    ax.set_ylabel("hit@3 (%), correct citation + context")
-    ax.set_title(f"hit@3 per configuration and document type ({mode} search)")
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=max(n, 1))
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
 
 
 def run_evaluation(

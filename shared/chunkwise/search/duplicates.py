@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict
-
-if TYPE_CHECKING:
-    from chunkwise.search.hybrid import Hit
 
 
 class Elsewhere(BaseModel):
@@ -50,7 +47,44 @@ def text_fingerprint(body: str) -> str:
     return hashlib.sha256(" ".join(words).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _elsewhere(h: Hit) -> Elsewhere:
+class _Cited(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def revision(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def page_start(self) -> int | None: ...
+    @property
+    def page_end(self) -> int | None: ...
+    @property
+    def body(self) -> str: ...
+
+
+class Collapsible(Protocol):
+    """What collapsing needs of a hit (`chunkwise.search.hybrid.Hit` has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def citation(self) -> _Cited: ...
+    @property
+    def also_in(self) -> tuple[Elsewhere, ...]: ...
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> Self: ...
+
+
+H = TypeVar("H", bound=Collapsible)
+
+
+def _elsewhere(h: Collapsible) -> Elsewhere:
     c = h.citation
     return Elsewhere(
         id=h.id,
@@ -64,11 +98,11 @@ def _elsewhere(h: Hit) -> Elsewhere:
     )
 
 
-def collapse_duplicates(hits: Iterable[Hit]) -> list[Hit]:
+def collapse_duplicates(hits: Iterable[H]) -> list[H]:
     """One hit per text: a later hit with the same `text_fingerprint` as a better-ranked
     one (another document, or another revision) is dropped and listed in the kept hit's
     ``also_in``. An empty body is no text and never collapses."""
-    kept: list[Hit] = []
+    kept: list[H] = []
     first: dict[str, int] = {}
     extra: dict[int, list[Elsewhere]] = {}
     for h in hits:

@@ -12,7 +12,7 @@ whose connector speaks the Bedrock rerank request (``{"query", "documents",
 
 - the query function (`chunkwise.adapters.opensearch.search.Searcher`): the fused,
   filtered candidates of the documents' current revisions, scored through ML Commons'
-  text-similarity predict call with a bounded timeout; each hit keeps its fused score
+  model's predict call with a bounded timeout; each hit keeps its fused score
   beside the rerank score (`ScoreBreakdown`). If the reranker fails or times out the
   query still answers, with the fused order, and says so (`RerankOutcome`);
 - raw OpenSearch clients: the ``<prefix>-rerank`` search pipeline (`rerank_pipeline_body`),
@@ -247,8 +247,11 @@ def rerank_ext(query: str) -> dict[str, Any]:
 
 
 def predict_body(query: str, documents: Sequence[str]) -> dict[str, Any]:
-    """ML Commons' text-similarity predict request (what the rerank processor sends too)."""
-    return {"query_text": query, "text_docs": list(documents)}
+    """The remote model's predict request: the connector's own parameters (what the
+    Cohere rerank pre-process makes of the processor's input), raw strings: ML Commons
+    escapes them into the request template itself. (The text-similarity predict route
+    is refused on clusters without local models, so the query path does not use it.)"""
+    return {"parameters": {"query": query, "documents": list(documents)}}
 
 
 class RerankAnswerError(ValueError):
@@ -256,8 +259,9 @@ class RerankAnswerError(ValueError):
 
 
 def similarity_scores(response: Mapping[str, Any], n: int) -> list[float]:
-    """One score per candidate, in the candidates' order, from a text-similarity predict
-    response (``inference_results[0].output[i].data[0]``, as the post-process puts them)."""
+    """One score per candidate, in the candidates' order, from a predict response
+    (``inference_results[0].output[i].data[0]``: the Cohere rerank post-process puts the
+    scores back in document order)."""
     try:
         outputs = response["inference_results"][0]["output"]
         scores = [float(o["data"][0]) for o in outputs]

@@ -4,7 +4,7 @@ search pipeline) and the query path's scorer (`chunkwise.search.rerank`).
 Setup runs at deploy time only (the admin custom resource, `chunkwise local`, tests),
 idempotent like the query model's: the model's name is derived from the connector's
 content, so a second run finds it. The scorer runs on the query path: one
-text-similarity predict call, never retried, bounded by the configured timeout; any
+predict call, never retried, bounded by the configured timeout; any
 failure is `RerankUnavailable`, which the stage turns into fused results with a flag.
 """
 
@@ -42,7 +42,7 @@ log = logging.getLogger("chunkwise.rerank")
 
 
 class ClusterScorer:
-    """Scores candidates with the cluster's rerank model (ML Commons text similarity)."""
+    """Scores candidates with the cluster's rerank model (its ML Commons predict call)."""
 
     def __init__(self, client: OpenSearch, model_id: str, timeout_ms: int) -> None:
         self.client = client
@@ -53,7 +53,7 @@ class ClusterScorer:
         try:
             resp = self.client.transport.perform_request(
                 "POST",
-                f"{ML}/_predict/text_similarity/{self.model_id}",
+                f"{ML}/models/{self.model_id}/_predict",
                 body=predict_body(query, documents),
                 timeout=self.timeout_s,
             )
@@ -120,3 +120,12 @@ def ensure_rerank_pipeline(
     body = rerank_pipeline_body(model_id, fusion, query_model_id=query_model_id)
     ml_call(client, "PUT", f"/_search/pipeline/{name}", body)
     return name
+
+
+def delete_rerank_model(client: OpenSearch, model_id: str) -> None:
+    """Undeploy and delete a rerank model and its connector (throwaway stacks, tests)."""
+    model = ml_call(client, "GET", f"{ML}/models/{model_id}")
+    ml_call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+    ml_call(client, "DELETE", f"{ML}/models/{model_id}")
+    if model.get("connector_id"):
+        ml_call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")

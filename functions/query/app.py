@@ -2,15 +2,18 @@
 
     GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."]}
+             "doc_id": ["..."], "rerank": true, "collapse": true}
 
 The request is parsed and bounded by `chunkwise.search.request`. Returns
-``{"query", "k", "fusion", "took_ms", "hits": [...]}``; every hit carries its
+``{"query", "k", "fusion", "rerank", "took_ms", "hits": [...]}``; every hit carries its
 citation: S3 key, revision, pages, ``[start, end)`` into the revision's extracted
-text, heading path and the cited body. 400 for a bad request (every parameter is
-bounded; the detail names the field) or a query OpenSearch refuses, 503 when
-OpenSearch is unavailable (retry), 500 otherwise (counted as ``QueryErrors``).
-Error bodies never carry OpenSearch's internal messages.
+text, heading path and the cited body, its scores (fused, and the rerank score beside
+it when reranked) and ``also_in`` (the same text in other documents). ``rerank`` says
+what the rerank stage did: ``applied`` false with an ``error`` means the reranker
+failed or ran out of time and the hits are in their fused order. 400 for a bad
+request (every parameter is bounded; the detail names the field) or a query
+OpenSearch refuses, 503 when OpenSearch is unavailable (retry), 500 otherwise
+(counted as ``QueryErrors``). Error bodies never carry OpenSearch's internal messages.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def get_searcher() -> Searcher:
     global _SEARCHER
     if _SEARCHER is None:
         from chunkwise.adapters.opensearch.search import Searcher
-        from chunkwise.wiring import opensearch_client
+        from chunkwise.wiring import opensearch_client, rerank_config
         from chunkwise.wiring.embedders import embedder_for
 
         # With query_embedding "cluster" the embedder only says which languages the
@@ -53,6 +56,7 @@ def get_searcher() -> Searcher:
             embedder_for(SETTINGS),
             SETTINGS.names,
             query_embedding=SETTINGS.query_embedding,
+            rerank=rerank_config(SETTINGS),
         )
     return _SEARCHER
 
@@ -68,14 +72,24 @@ def _response(status: int, body: dict[str, Any]) -> dict[str, Any]:
 def search(req: QueryRequest) -> dict[str, Any]:
     searcher = get_searcher()
     t0 = time.perf_counter()
-    hits = searcher.search(req.query, req.k, filters(req))
+    answer = searcher.answer(
+        req.query, req.k, filters(req), rerank=req.rerank, collapse=req.collapse
+    )
+    hits = answer.hits
     took = (time.perf_counter() - t0) * 1000.0
     metrics.add_metric(name="QueryLatency", unit=MetricUnit.Milliseconds, value=took)
     metrics.add_metric(name="QueryHits", unit=MetricUnit.Count, value=len(hits))
+    if answer.rerank.applied:
+        metrics.add_metric(
+            name="RerankLatency", unit=MetricUnit.Milliseconds, value=answer.rerank.took_ms
+        )
+    elif answer.rerank.error:
+        metrics.add_metric(name="RerankFallbacks", unit=MetricUnit.Count, value=1)
     return {
         "query": req.query,
         "k": req.k,
         "fusion": searcher.fusion,
+        "rerank": answer.rerank.as_dict(),
         "took_ms": round(took, 1),
         "hits": [
             {"rank": i, **h.model_dump(mode="json", exclude={"text"})}

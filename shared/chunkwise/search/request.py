@@ -4,9 +4,13 @@ Every parameter is bounded, so a request outside the bounds is the caller's mist
 (400, the detail naming the field and never echoing its value) and never a query
 OpenSearch has to reject or a 503 the caller would retry.
 
-    GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
+    GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table&rerank=false
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."]}
+             "doc_id": ["..."], "rerank": true, "collapse": false}
+
+``rerank``: run the rerank stage (default: the function's configuration; off where no
+rerank model is deployed). ``collapse``: one hit per text (default true; false keeps
+every copy of a passage found in several documents).
 """
 
 from __future__ import annotations
@@ -16,7 +20,15 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from chunkwise.schema import ChunkKind
 from chunkwise.search.hybrid import SearchFilters
@@ -49,6 +61,8 @@ class QueryRequest(BaseModel):
     lang: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
     kind: tuple[str, ...] = Field((), max_length=MAX_FILTER_VALUES)
     doc_id: tuple[str, ...] = Field((), max_length=MAX_DOC_IDS)
+    rerank: StrictBool | None = None
+    collapse: StrictBool = True
 
     @field_validator("query")
     @classmethod
@@ -104,6 +118,16 @@ def _k_param(raw: object) -> object:
     return int(text)
 
 
+def _flag(name: str, raw: object) -> bool | None:
+    """A true/false query-string flag (absent: None)."""
+    if raw is None:
+        return None
+    text = str(raw).lower()
+    if text not in ("true", "false", "1", "0"):
+        raise BadRequest(f"{name}: must be true or false")
+    return text in ("true", "1")
+
+
 def parse_request(event: dict[str, Any]) -> QueryRequest:
     """The request of a Function URL event (payload format 2.0); BadRequest if invalid."""
     method = str(event.get("requestContext", {}).get("http", {}).get("method", "GET")).upper()
@@ -132,6 +156,8 @@ def parse_request(event: dict[str, Any]) -> QueryRequest:
             "lang": listed("lang"),
             "kind": listed("kind"),
             "doc_id": listed("doc_id"),
+            "rerank": _flag("rerank", qs.get("rerank")),
+            "collapse": _flag("collapse", qs.get("collapse")) is not False,
         }
     )
 

@@ -17,8 +17,8 @@ whose connector speaks the Bedrock rerank request (``{"query", "documents",
   query still answers, with the fused order, and says so (`RerankOutcome`);
 - raw OpenSearch clients: the ``<prefix>-rerank`` search pipeline (`rerank_pipeline_body`),
   the same fusion plus 2.19's ``rerank`` response processor, with ``ignore_failure`` so
-  that a reranker outage answers with the fused hits (``verbose_pipeline=true`` shows
-  the processor's status).
+  that a reranker outage answers with the fused hits (on this path without a flag: the
+  processor's failure is only logged by the node).
 
 Filters (language, document, access) are clauses of both retrievers' queries
 (`chunkwise.search.hybrid`), so the reranker only ever sees chunks the caller may read.

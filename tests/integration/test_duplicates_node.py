@@ -38,7 +38,7 @@ def _manual_docx() -> bytes:
 
     sys.path.insert(0, str(DATA))
     try:
-        from make_samples import MANUAL
+        from make_samples import MANUAL  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(DATA))
     m = MANUAL["en"]

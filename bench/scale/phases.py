@@ -32,6 +32,62 @@ from chunkwise.search.hybrid import PIPELINE_RRF, SearchFilters
 UPLOAD_THREADS = 8
 
 
+def cpu_model() -> str:
+    """The CPU the figures were taken on (they depend on it)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or "unknown"
+
+
+def _cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine (/proc/stat), every process counted."""
+    with open("/proc/stat", encoding="utf-8") as f:
+        parts = [float(x) for x in f.readline().split()[1:]]
+    idle = parts[3] + (parts[4] if len(parts) > 4 else 0.0)
+    return sum(parts) - idle, sum(parts)
+
+
+class LoadSampler(threading.Thread):
+    """The machine's load while a phase runs: the 1-minute load average and the share
+    of all CPUs busy (any process: other sessions' tests show here), once a second."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.stop = threading.Event()
+        self.loads: list[float] = []
+        self.busy: list[float] = []
+
+    def run(self) -> None:
+        last = _cpu_times()
+        while not self.stop.wait(1.0):
+            now = _cpu_times()
+            total = now[1] - last[1]
+            if total > 0:
+                self.busy.append((now[0] - last[0]) / total)
+            last = now
+            self.loads.append(load_now())
+
+    def summary(self) -> dict[str, Any]:
+        self.stop.set()
+        self.join(timeout=5)
+        if not self.loads:
+            return {}
+        return {
+            "load_min": min(self.loads),
+            "load_mean": round(sum(self.loads) / len(self.loads), 2),
+            "load_max": max(self.loads),
+            "cpu_busy_mean": round(sum(self.busy) / max(len(self.busy), 1), 3),
+            "cpu_busy_max": round(max(self.busy, default=0.0), 3),
+        }
+
+
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         import boto3
@@ -116,6 +172,8 @@ class Bench:
         return round(time.monotonic() - t0)
 
     def describe(self) -> dict[str, Any]:
+        import os
+
         info = self.client.info()["version"]["number"]
         nodes = self.client.nodes.info(metric="jvm")["nodes"]
         heap = [n["jvm"]["mem"]["heap_max_in_bytes"] // 2**20 for n in nodes.values()]
@@ -128,6 +186,8 @@ class Bench:
             "opensearch": info,
             "heap_mb": heap,
             "c1_only_jit": any("TieredStopAtLevel=1" in a for a in args),
+            "cpu_model": cpu_model(),
+            "cpus": os.cpu_count(),
         }
 
     def phase_ingest(self) -> dict[str, Any]:
@@ -194,9 +254,13 @@ class Bench:
         writer.start()
         worker.start()
         time.sleep(5.0)  # the worker's cold start, not part of the measurement
+        segments_before = self.segments()
+        sampler = LoadSampler()
+        sampler.start()
         t0 = time.perf_counter()
         lat = measure(self.client, self.read_alias, PIPELINE_RRF, queries, self.searcher)
         elapsed = time.perf_counter() - t0
+        during = sampler.summary()
         stop.set()
         writer.join()
         worker.join()
@@ -208,7 +272,21 @@ class Bench:
             "revisions_indexed": stats[0].succeeded,
             "load_before": load,
             "load_after": load_now(),
+            "during": during,
+            "segments_before": segments_before,
+            "segments_after": self.segments(),
         }
+
+    def segments(self) -> int:
+        """Searchable segments of the live generation (each is searched per query)."""
+        resp = self.client.indices.segments(index=self.read_alias)
+        return sum(
+            len(copy["segments"])
+            for index in resp["indices"].values()
+            for shard in index["shards"].values()
+            for copy in shard
+            if copy["routing"]["primary"]
+        )
 
     def _revise(self, stop: threading.Event, revised: list[float]) -> None:
         """New revisions of already indexed documents at --ingest-rate per second."""

@@ -83,6 +83,16 @@ def markdown(report: dict[str, Any]) -> str:
             f"load {q['load_before']} / {q['load_after']}. Milliseconds.",
             "",
         ]
+        if q.get("during"):
+            d = q["during"]
+            lines += [
+                f"During the phase: 1-minute load {d['load_min']}-{d['load_max']} "
+                f"(mean {d['load_mean']}), all CPUs busy {100 * d['cpu_busy_mean']:.0f} % "
+                f"on average ({100 * d['cpu_busy_max']:.0f} % at most, every process "
+                f"counted); searchable segments {q.get('segments_before')} before, "
+                f"{q.get('segments_after')} after.",
+                "",
+            ]
         lines += [*_latency_table(q), ""]
     if "swap" in report:
         lines += ["## Re-chunk and alias swap under queries", "", "```json"]

@@ -18,7 +18,10 @@ each with ``corpus.json``, ``questions.jsonl`` and ``docs/<nn>-<title>.md``. A
 document is its article: ``# Title`` then the paragraphs, blank-line separated.
 Evidence is a quote: the answer with up to ``CONTEXT_CHARS`` of its own paragraph
 before it (from a word start), so that a short answer ("308", "1990") cannot be
-matched anywhere else in the article.
+matched anywhere else in the article. Each question is tagged with its type
+(``qtype-what``, ``qtype-when``, ``qtype-how-many``, ...), read from the English
+question's interrogative word and given to its German translation too (same XQuAD
+id), so both languages are grouped alike.
 """
 
 from __future__ import annotations
@@ -81,13 +84,55 @@ def evidence_quote(context: str, start: int, answer: str) -> str:
     return context[lead : start + len(answer)].strip()
 
 
+# First match wins: the longer interrogative before its prefix ("how many" before "how").
+_QTYPES = (
+    ("how many", "how-many"),
+    ("how much", "how-much"),
+    ("how long", "how-long"),
+    ("what year", "when"),
+    ("when", "when"),
+    ("where", "where"),
+    ("who", "who"),
+    ("whom", "who"),
+    ("whose", "who"),
+    ("which", "which"),
+    ("why", "why"),
+    ("how", "how"),
+    ("what", "what"),
+)
+
+
+def question_type(question: str) -> str:
+    """The type of an English question: its first interrogative word (``other`` if none)."""
+    words = re.findall(r"[a-z]+", question.lower())
+    text = " ".join(words)
+    best: tuple[int, str] | None = None
+    for phrase, name in _QTYPES:
+        m = re.search(rf"\b{phrase}\b", text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), name)
+    return best[1] if best else "other"
+
+
+def question_types(data: dict[str, Any]) -> dict[str, str]:
+    """XQuAD id -> question type, from the English file."""
+    return {
+        qa["id"]: question_type(qa["question"])
+        for article in data["data"]
+        for paragraph in article["paragraphs"]
+        for qa in paragraph["qas"]
+    }
+
+
 def article_document(article: dict[str, Any]) -> str:
     title = article["title"].replace("_", " ")
     paragraphs = [p["context"].strip() for p in article["paragraphs"]]
     return f"# {title}\n\n" + "\n\n".join(paragraphs) + "\n"
 
 
-def write_split(out: Path, lang: str, articles: list[tuple[int, dict[str, Any]]]) -> int:
+def write_split(
+    out: Path, lang: str, articles: list[tuple[int, dict[str, Any]]], qtypes: dict[str, str]
+) -> int:
     docs = out / "docs"
     docs.mkdir(parents=True, exist_ok=True)
     corpus: list[dict[str, Any]] = []
@@ -120,7 +165,10 @@ def write_split(out: Path, lang: str, articles: list[tuple[int, dict[str, Any]]]
                             "doc_type": "xquad",
                             "question": qa["question"].strip(),
                             "evidence": [{"source_key": key, "quote": quote}],
-                            "tags": [f"article-{number:02d}"],
+                            "tags": [
+                                f"article-{number:02d}",
+                                f"qtype-{qtypes.get(qa['id'], 'other')}",
+                            ],
                         },
                         ensure_ascii=False,
                     )
@@ -137,13 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", type=Path, required=True, help="clone or mirror of the repository")
     p.add_argument("--out", type=Path, default=Path(".local/xquad"))
     args = p.parse_args(argv)
+    qtypes = question_types(read_pinned(args.repo, "en"))
     for lang in ("en", "de"):
         articles = list(enumerate(read_pinned(args.repo, lang)["data"], start=1))
         if len(articles) != 48:
             raise SystemExit(f"xquad.{lang}.json: {len(articles)} articles, expected 48")
         dev, held = articles[:DEV_ARTICLES], articles[DEV_ARTICLES:]
-        n_dev = write_split(args.out / f"dev-{lang}", lang, dev)
-        n_held = write_split(args.out / f"heldout-{lang}", lang, held)
+        n_dev = write_split(args.out / f"dev-{lang}", lang, dev, qtypes)
+        n_held = write_split(args.out / f"heldout-{lang}", lang, held, qtypes)
         print(f"{lang}: dev {len(dev)} articles / {n_dev} questions, held-out {n_held}")
     return 0
 

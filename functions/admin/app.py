@@ -5,7 +5,11 @@ no generation is live yet), search pipeline; then, on a managed domain, the quer
 model: an ML Commons connector to the Bedrock model ingestion uses (signed with
 CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN), registered and deployed, recorded in the live
 generation's ``_meta.query_model_id`` and its default search pipeline, and returned
-as the ``QueryModelId`` attribute. Idempotent: re-running changes nothing that exists.
+as the ``QueryModelId`` attribute; with CHUNKWISE_RERANK_MODEL set, the reranker: an ML
+Commons connector to that Bedrock rerank model (CHUNKWISE_RERANK_REGION, signed with
+CHUNKWISE_RERANK_CONNECTOR_ROLE_ARN) and the raw clients' ``<prefix>-rerank`` pipeline,
+returned as ``RerankModelId`` (always present: "" without a reranker) and
+``RerankPipeline``. Idempotent: re-running changes nothing that exists.
 Delete: keeps the data (indexes hold the audit trail) and reports success. Every
 invocation sends a response to CloudFormation, also on failure, so a stack never
 hangs waiting for it.
@@ -76,6 +80,7 @@ def handle(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return physical_id, {}
     info = ensure_index(settings, generation=props.get("Generation") or None)
     info.update(setup_query_model(settings))
+    info.update(setup_rerank_model(settings))
     return physical_id, info
 
 
@@ -87,6 +92,20 @@ def setup_query_model(settings: AdminSettings) -> dict[str, Any]:
 
     info = setup_bedrock_query_model(settings)
     return {**info, "QueryModelId": info["query_model_id"]}
+
+
+def setup_rerank_model(settings: AdminSettings) -> dict[str, Any]:
+    """The reranker (only when the stack names a Bedrock rerank model)."""
+    if not settings.rerank_model:
+        return {"RerankModelId": ""}
+    from chunkwise.wiring import setup_bedrock_rerank
+
+    info = setup_bedrock_rerank(settings)
+    return {
+        **info,
+        "RerankModelId": info["rerank_model_id"],
+        "RerankPipeline": info["rerank_pipeline"],
+    }
 
 
 @logger.inject_lambda_context

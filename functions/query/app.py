@@ -2,12 +2,15 @@
 
     GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table&filter=<JSON>
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."], "filter": {"equals": {"key": "department", "value": "legal"}}}
+             "doc_id": ["..."], "filter": {"equals": {"key": "department", "value": "legal"}},
+             "rerank": true, "collapse": true}
 
 Behind a Function URL with IAM auth (access mode ``none``) or an HTTP API with a JWT
 authorizer (mode ``groups``, where this function verifies the bearer token itself
 too). The logic is `chunkwise.search.endpoint.QueryEndpoint`: returns
-``{"query", "k", "fusion", "took_ms", "hits": [...]}``, every hit with its citation;
+``{"query", "k", "fusion", "rerank", "took_ms", "hits": [...]}``, every hit with its
+citation and scores (fused, and the rerank score beside it when reranked; ``rerank``
+says what the rerank stage did, ``applied`` false with an ``error``: fused order);
 401/403 for a caller without a valid token or groups, 400 for a bad request (the
 detail names the field, a bad filter its JSON path) or a query OpenSearch refuses, 503
 when OpenSearch or the token issuer is unavailable (retry), 500 otherwise (counted as
@@ -43,7 +46,7 @@ def get_searcher() -> Searcher:
     global _SEARCHER
     if _SEARCHER is None:
         from chunkwise.adapters.opensearch.search import Searcher
-        from chunkwise.wiring import opensearch_client
+        from chunkwise.wiring import opensearch_client, rerank_config
         from chunkwise.wiring.embedders import embedder_for
 
         # With query_embedding "cluster" the embedder only says which languages the
@@ -53,6 +56,7 @@ def get_searcher() -> Searcher:
             embedder_for(SETTINGS),
             SETTINGS.names,
             query_embedding=SETTINGS.query_embedding,
+            rerank=rerank_config(SETTINGS),
         )
     return _SEARCHER
 

@@ -8,9 +8,9 @@ as ``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
 
     function    model               mixins
     ingest      IngestSettings      Source + OpenSearch + Embedder
-    query       QuerySettings       OpenSearch + Embedder + Access (+ query_embedding)
+    query       QuerySettings       OpenSearch + Embedder + Access + Rerank (+ query_embedding)
     reconcile   ReconcileSettings   Ingest + Queue (+ retention)
-    admin       AdminSettings       OpenSearch + Embedder (+ query_connector_role_arn)
+    admin       AdminSettings       OpenSearch + Embedder + Rerank (+ connector roles)
     local, CLI  Settings            all of them (the local runner plays every function)
 
 The command line reads its defaults through `CliSettings` and `LocalPorts`; the
@@ -96,6 +96,14 @@ class QueueSettings(_Base):
     queue_url: str = ""
 
 
+class RerankSettings(_Base):
+    """The rerank stage after fusion (chunkwise.search.rerank): off without a model id."""
+
+    rerank_model_id: str = ""  # the ML Commons model (the admin step's RerankModelId)
+    rerank_depth: int = Field(30, ge=20, le=50)  # fused candidates the reranker reads
+    rerank_timeout_ms: int = Field(2000, gt=0, le=30_000)  # past it: fused results, flagged
+
+
 class IngestSettings(SourceSettings, OpenSearchSettings, EmbedderSettings):
     """The ingest function: S3 events -> the index."""
 
@@ -159,8 +167,8 @@ class AccessSettings(_Base):
         return problems
 
 
-class QuerySettings(OpenSearchSettings, EmbedderSettings, AccessSettings):
-    """The query function: hybrid search over the read alias, access control."""
+class QuerySettings(OpenSearchSettings, EmbedderSettings, AccessSettings, RerankSettings):
+    """The query function: hybrid search over the read alias, access control, rerank."""
 
     # "client" embeds the query and sends the vector; "cluster" sends the text and
     # the generation's query model embeds it (chunkwise.search.query_model).
@@ -175,11 +183,16 @@ class ReconcileSettings(IngestSettings, QueueSettings):
     retention: str = Field("7d", pattern=r"^\d+[smhdw]$")
 
 
-class AdminSettings(OpenSearchSettings, EmbedderSettings):
-    """The admin custom resource: index setup and the cluster's query model."""
+class AdminSettings(OpenSearchSettings, EmbedderSettings, RerankSettings):
+    """The admin custom resource: index setup, the cluster's query and rerank models."""
 
     # The IAM role OpenSearch assumes to call Bedrock for query embeddings.
     query_connector_role_arn: str = ""
+    # The Bedrock rerank model ("" = no reranker), its region ("" = the stack's) and the
+    # role OpenSearch assumes to call it.
+    rerank_model: str = ""
+    rerank_region: str = ""
+    rerank_connector_role_arn: str = ""
 
 
 class BackfillSettings(OpenSearchSettings, QueueSettings):

@@ -211,3 +211,22 @@ def test_hybrid_query_with_rrf_score_ranker(
     # RRF: rank 1 in both lists -> 2/(60+1); rank 2 in both -> 2/(60+2).
     assert hits[0]["_score"] == pytest.approx(2 / 61, rel=1e-4), result
     assert hits[1]["_score"] == pytest.approx(2 / 62, rel=1e-4), result
+
+
+def test_rrf_rank_constant_is_read_from_parameters_only(
+    os_http: OsHttp, knn_index: str, search_pipeline: Any
+) -> None:
+    """Where the rank constant goes: under ``combination.parameters`` it is used; directly
+    in ``combination`` neural-search 2.19 ignores it and fuses with 60 (what chunkwise's
+    pipelines did before, harmless only because they asked for 60)."""
+    from chunkwise.search.fusion import parse_fusion
+
+    used = search_pipeline(parse_fusion("rrf:10").pipeline_body())
+    hits = os_http("POST", f"/{knn_index}/_search?search_pipeline={used}", _hybrid_query())
+    assert hits["hits"]["hits"][0]["_score"] == pytest.approx(2 / 11, rel=1e-4), hits
+    misplaced = {"combination": {"technique": "rrf", "rank_constant": 10}}
+    ignored = search_pipeline(
+        {"phase_results_processors": [{"score-ranker-processor": misplaced}]}
+    )
+    hits = os_http("POST", f"/{knn_index}/_search?search_pipeline={ignored}", _hybrid_query())
+    assert hits["hits"]["hits"][0]["_score"] == pytest.approx(2 / 61, rel=1e-4), hits

@@ -17,6 +17,7 @@ from chunkwise.errors import ConfigError, TransientError
 from chunkwise.index.names import make_doc_id
 from chunkwise.localstack.emulator import LocalContext
 from chunkwise.search.hybrid import Citation, Hit, ScoreBreakdown
+from chunkwise.search.rerank import Answer, RerankOutcome
 from tests.fakes.pipeline import BUCKET, DATA, load_event, make_rig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,8 +196,16 @@ def test_rechunk_message_goes_to_the_generation(ingest: tuple[ModuleType, Any]) 
 class FakeSearcher:
     fusion = "client"
 
-    def __init__(self) -> None:
+    def __init__(self, outcome: RerankOutcome | None = None) -> None:
         self.calls: list[tuple[str, int, Any]] = []
+        self.options: list[tuple[bool | None, bool]] = []
+        self.outcome = outcome or RerankOutcome(requested=False)
+
+    def answer(
+        self, query: str, k: int, filters: Any, *, rerank: bool | None, collapse: bool
+    ) -> Answer:
+        self.options.append((rerank, collapse))
+        return Answer(self.search(query, k, filters), self.outcome)
 
     def search(self, query: str, k: int, filters: Any) -> list[Hit]:
         self.calls.append((query, k, filters))
@@ -252,6 +261,31 @@ def test_query_get_and_post() -> None:
         "incoming/",
         ("en",),
     )
+
+
+def test_query_passes_rerank_and_collapse_and_reports_a_reranker_fallback() -> None:
+    mod = load("query")
+    fake = FakeSearcher(
+        RerankOutcome(requested=True, candidates=20, took_ms=600.4, error="reranker: timeout")
+    )
+    mod._SEARCHER = fake
+    event = copy.deepcopy(load_event("query_function_url.json"))
+    event["queryStringParameters"] = {"q": "x", "rerank": "true", "collapse": "false"}
+    out = mod.lambda_handler(event, LocalContext())
+    assert out["statusCode"] == 200 and fake.options == [(True, False)]
+    assert json.loads(out["body"])["rerank"] == {
+        "requested": True,
+        "applied": False,
+        "candidates": 20,
+        "took_ms": 600.4,
+        "error": "reranker: timeout",
+    }
+    event["queryStringParameters"] = {"q": "x"}
+    mod.lambda_handler(event, LocalContext())
+    assert fake.options[-1] == (None, True)  # the function's configuration decides
+    event["queryStringParameters"] = {"q": "x", "rerank": "maybe"}
+    out = mod.lambda_handler(event, LocalContext())
+    assert out["statusCode"] == 400 and json.loads(out["body"])["detail"].startswith("rerank:")
 
 
 @pytest.mark.parametrize(
@@ -411,7 +445,7 @@ def test_admin_custom_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
     assert out["Status"] == "SUCCESS" and sent[-1]["Status"] == "SUCCESS"
     assert sent[-1]["PhysicalResourceId"] == "chunkwise-index-chunks"
-    assert sent[-1]["Data"] == {"live_index": "chunks-g1"}
+    assert sent[-1]["Data"] == {"live_index": "chunks-g1", "RerankModelId": ""}
     mod.lambda_handler(load_event("cfn_admin_update.json"), LocalContext())
     assert sent[-1]["Status"] == "SUCCESS" and calls == ["chunks", "chunks"]
     mod.lambda_handler(load_event("cfn_admin_delete.json"), LocalContext())
@@ -448,6 +482,58 @@ def test_admin_sets_up_the_query_model_when_it_has_a_connector_role(
     # The stack output reads the QueryModelId attribute.
     assert sent[-1]["Data"]["QueryModelId"] == "m-1"
     assert sent[-1]["Data"]["query_pipeline"] == "chunkwise-query-m-1"
+
+
+def test_admin_sets_up_the_reranker_when_the_stack_names_a_rerank_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from chunkwise import wiring
+
+    monkeypatch.setenv("CHUNKWISE_RERANK_MODEL", "cohere.rerank-v3-5:0")
+    monkeypatch.setenv("CHUNKWISE_RERANK_REGION", "eu-central-1")
+    monkeypatch.setenv("CHUNKWISE_RERANK_CONNECTOR_ROLE_ARN", "arn:aws:iam::1:role/rerank")
+    mod = load("admin")
+    sent = _cloudformation_responses(monkeypatch, mod)
+    monkeypatch.setattr(wiring, "ensure_index", lambda s, generation=None: {"live_index": "c-g1"})
+    seen: list[tuple[str, str, str]] = []
+
+    def setup(s: Any) -> dict[str, str]:
+        seen.append((s.rerank_model, s.rerank_region, s.rerank_connector_role_arn))
+        return {"rerank_model_id": "r-1", "rerank_pipeline": "chunks-rerank"}
+
+    monkeypatch.setattr(wiring, "setup_bedrock_rerank", setup)
+    out = mod.lambda_handler(load_event("cfn_admin_create.json"), LocalContext())
+    assert out["Status"] == "SUCCESS"
+    assert seen == [("cohere.rerank-v3-5:0", "eu-central-1", "arn:aws:iam::1:role/rerank")]
+    assert sent[-1]["Data"]["RerankModelId"] == "r-1"
+    assert sent[-1]["Data"]["RerankPipeline"] == "chunks-rerank"
+
+
+def test_bedrock_rerank_setup_needs_its_role_and_uses_the_stack_region_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from chunkwise.errors import ConfigError
+    from chunkwise.settings import AdminSettings
+    from chunkwise.wiring import rerank_setup
+
+    captured: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        rerank_setup,
+        "setup_rerank",
+        lambda s, connector, description, client=None: captured.append(connector) or {},
+    )
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    monkeypatch.delenv("CHUNKWISE_REGION", raising=False)
+    base = {"rerank_model": "cohere.rerank-v3-5:0"}
+    with pytest.raises(ConfigError, match="CHUNKWISE_RERANK_CONNECTOR_ROLE_ARN"):
+        rerank_setup.setup_bedrock_rerank(AdminSettings(**base))
+    rerank_setup.setup_bedrock_rerank(
+        AdminSettings(**base, rerank_connector_role_arn="arn:r", rerank_timeout_ms=1500)
+    )
+    (connector,) = captured
+    assert connector["parameters"]["region"] == "us-west-2"
+    assert connector["parameters"]["model"] == "cohere.rerank-v3-5:0"
+    assert connector["client_config"]["read_timeout"] == 1500
 
 
 def test_model_path_setting_points_the_tokenizer_at_a_layer(

@@ -30,6 +30,7 @@ from chunkwise.localstack.emulator import LocalContext
 from chunkwise.metadata import DocumentMetadata, document_fields
 from chunkwise.metadata.model import AttributeType, AttributeValue
 from chunkwise.search.hybrid import Hit, SearchFilters, build_hit
+from chunkwise.search.rerank import Answer, RerankOutcome
 from tests.fakes.pipeline import load_event
 from tests.metadata_eval import clause_matches
 
@@ -82,6 +83,11 @@ class JudgingSearcher:
         self.calls.append(filters)
         docs = self._admitted(filters)[:k]
         return [build_hit({"_id": d, "_source": CHUNKS[d]}, 1.0, "rrf-client") for d in docs]
+
+    def answer(
+        self, query: str, k: int, filters: SearchFilters, *, rerank: bool | None, collapse: bool
+    ) -> Answer:
+        return Answer(self.search(query, k, filters), RerankOutcome(requested=bool(rerank)))
 
     def withheld(self, query: str, filters: SearchFilters) -> int:
         return len(self._admitted(filters.without_access())) - len(self._admitted(filters))

@@ -94,7 +94,7 @@ def test_default_pipeline_names_the_model_and_fuses_by_rrf_60() -> None:
     body = default_pipeline_body("AbC123")
     assert body["request_processors"] == [{"neural_query_enricher": {"default_model_id": "AbC123"}}]
     combination = body["phase_results_processors"][0]["score-ranker-processor"]["combination"]
-    assert combination == {"technique": "rrf", "rank_constant": 60}
+    assert combination == {"technique": "rrf", "parameters": {"rank_constant": 60}}
     assert pipeline_name("AbC123") == "chunkwise-query-abc123"
 
 

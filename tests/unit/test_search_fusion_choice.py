@@ -55,7 +55,7 @@ def _src(i: int) -> dict[str, Any]:
         "revision": "r",
         "start": 0,
         "end": 1,
-        "body": "x",
+        "body": f"passage {i}",  # distinct texts: copies would be collapsed
         "state": "live",  # no head record: a document of the older protocol
     }
 

@@ -35,7 +35,7 @@ def _src(doc: str, rev: str, lm: str, start: int, end: int, **kw: Any) -> dict[s
         "last_modified": lm,
         "start": start,
         "end": end,
-        "body": "x" * (end - start),
+        "body": (f"{doc}{start} " * (end - start))[: end - start],  # distinct text per span
         "heading_path": ["H1", "H2"],
         "page_start": 1,
         "page_end": 2,
@@ -85,7 +85,7 @@ def test_bm25_knn_hybrid_bodies() -> None:
     assert subs[0]["bool"]["should"][0]["nested"]["path"] == "rows"
     p = rrf_pipeline_body()
     proc = p["phase_results_processors"][0]["score-ranker-processor"]
-    assert proc["combination"] == {"technique": "rrf", "rank_constant": 60}
+    assert proc["combination"] == {"technique": "rrf", "parameters": {"rank_constant": 60}}
 
 
 def test_guess_query_lang() -> None:

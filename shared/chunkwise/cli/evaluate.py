@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chunkwise.cli.common import add_progress_flag, parse_args, parser, showing_progress
+from chunkwise.errors import ConfigError
 from chunkwise.evaluation.evaluate import (
     MODES,
     load_config,
@@ -23,6 +24,7 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
 )
 from chunkwise.evaluation.run import run_evaluation
+from chunkwise.search.fusion import parse_fusion
 from chunkwise.settings import cli_settings
 
 
@@ -59,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
         help="index prefix; each configuration gets <prefix>-<name> with its own generation",
     )
     p.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid,bm25,vector")
+    p.add_argument(
+        "--fusions",
+        default="",
+        help="comma-separated extra hybrid fusions, each a mode 'hybrid[SPEC]' searched on the "
+        "same index: rrf:K, minmax:W, l2:W (W = BM25 weight; chunkwise.search.fusion)",
+    )
     p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
     p.add_argument(
         "--plot",
@@ -83,6 +91,11 @@ def main_eval(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        fusions = tuple(parse_fusion(f) for f in args.fusions.split(",") if f.strip())
+    except ConfigError as exc:
+        print(f"chunkwise eval: --fusions: {exc}", file=sys.stderr)
+        return 2
     # Validate everything cheap before touching the node.
     questions = load_questions(args.questions)
     configs = [load_config(c) for c in args.config]
@@ -98,6 +111,7 @@ def main_eval(argv: Sequence[str]) -> int:
             url=args.url,
             prefix=args.prefix,
             modes=modes,
+            fusions=fusions,
             keep_indices=args.keep_indices,
             plot=args.plot,
         )

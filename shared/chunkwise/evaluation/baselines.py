@@ -16,14 +16,21 @@ Baselines emit real `Chunk` objects with exact offsets (``text[start:end] ==
 body``), so their citations can be checked like chunkwise's; ``text == body``
 (no heading path, overlap prefix or table header is added) and ``token_count``
 is counted with the same tokenizer as chunkwise's. A baseline chunk may exceed
-the model's token limit: the embedder then truncates it, which is part of what
-the baseline measures.
+the model's token limit; the configuration says what happens to it (``over_cap``):
+
+- ``truncate`` (default): indexed whole, embedded from its first tokens up to the
+  cap, as a vector store that truncates silently does (`truncate_to_tokens`), and
+  counted (``over_token_cap``, ``embedded_truncated``): part of what a baseline measures;
+- ``split``: the baseline cuts it again at its own separators until every piece fits
+  (`split_to_fit`), as a token-length splitter would.
+
+Either way no baseline stops an evaluation because a chunk is longer than the model.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from chunkwise.canonical import page_anchors
@@ -35,6 +42,8 @@ from chunkwise.text.offsets import byte_span
 
 BaselineName = Literal["chunkwise", "fixed", "recursive"]
 BASELINES: tuple[str, ...] = ("chunkwise", "fixed", "recursive")
+OverCap = Literal["truncate", "split"]
+OVER_CAP: tuple[str, ...] = ("truncate", "split")
 RECURSIVE_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
 
 Span = tuple[int, int]
@@ -123,6 +132,41 @@ def recursive_spans(
     return out
 
 
+def split_to_fit(
+    text: str,
+    spans: Sequence[Span],
+    fits: Callable[[str], bool],
+    separators: Sequence[str] = RECURSIVE_SEPARATORS,
+) -> list[Span]:
+    """Each span that does not fit, cut again at ``separators`` into pieces of at most
+    half its length, until every piece fits (a single character always does)."""
+    out: list[Span] = []
+    todo = list(reversed(spans))
+    while todo:
+        s, e = todo.pop()
+        if e - s <= 1 or fits(text[s:e]):
+            out.append((s, e))
+            continue
+        pieces = [_strip(text, a, b) for a, b in _split(text, s, e, list(separators), (e - s) // 2)]
+        todo.extend(reversed([p for p in pieces if p[1] > p[0]]))
+    return out
+
+
+def truncate_to_tokens(text: str, count: Callable[[str], int], cap: int) -> str:
+    """The longest prefix of ``text`` that ``count`` puts at or under ``cap`` tokens
+    (what the model would have read of it had it truncated)."""
+    if count(text) <= cap:
+        return text
+    lo, hi = 0, len(text)  # count(text[:lo]) <= cap < count(text[:hi])
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if count(text[:mid]) <= cap:
+            lo = mid
+        else:
+            hi = mid
+    return text[:lo]
+
+
 def _page_at(anchors: list[tuple[int, int]], pos: int) -> int | None:
     page = None
     for at, n in anchors:
@@ -178,8 +222,12 @@ def chunk_with(
     config: ChunkerConfig,
     *,
     counter: HFTokenCounter | None = None,
+    over_cap: str = "truncate",
+    token_cap: int | None = None,
 ) -> list[Chunk]:
-    """Chunk ``text`` with the named baseline; sizes come from ``config``."""
+    """Chunk ``text`` with the named baseline; sizes come from ``config``. With
+    ``over_cap="split"`` a fixed or recursive chunk over ``token_cap`` tokens (default:
+    the counter's cap) is cut again until it fits."""
     if baseline not in BASELINES:
         raise ConfigError(f"baseline: unknown {baseline!r} (choose from {', '.join(BASELINES)})")
     tok = counter or load_counter(
@@ -195,4 +243,7 @@ def chunk_with(
         spans = fixed_size_spans(text, config.max_chars, config.overlap_chars)
     else:
         spans = recursive_spans(text, config.max_chars, config.overlap_chars)
+    if over_cap == "split":
+        cap = token_cap or config.max_tokens or tok.max_tokens
+        spans = split_to_fit(text, spans, lambda body: tok.count(body) <= cap)
     return spans_to_chunks(text, spans, lang=lang, counter=tok)

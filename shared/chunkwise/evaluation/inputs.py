@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.errors import ChunkwiseError, ConfigError
-from chunkwise.evaluation.baselines import BASELINES
+from chunkwise.evaluation.baselines import BASELINES, OVER_CAP
 
 
 class QuestionsError(ChunkwiseError, ValueError):
@@ -174,17 +174,20 @@ class EvalConfig:
     chunker: ChunkerConfig
     description: str = ""
     source: str = ""
+    # What a chunk over the model's token cap becomes (chunkwise.evaluation.baselines).
+    over_cap: str = "truncate"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "baseline": self.baseline,
             "description": self.description,
+            "over_cap": self.over_cap,
             "chunker": self.chunker.model_dump(mode="json"),
         }
 
 
-CONFIG_KEYS = ("name", "baseline", "description", "chunker")
+CONFIG_KEYS = ("name", "baseline", "description", "over_cap", "chunker")
 
 
 def parse_config(data: Mapping[str, Any], source: str = "<config>") -> EvalConfig:
@@ -211,12 +214,18 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> EvalConfi
     except ConfigError as exc:
         raise ConfigError(f"{source}: [chunker] {exc}") from exc
     description = data.get("description", "")
+    over_cap = data.get("over_cap", "truncate")
+    if over_cap not in OVER_CAP:
+        raise ConfigError(
+            f"{source}: over_cap: unknown {over_cap!r} (choose from {', '.join(OVER_CAP)})"
+        )
     return EvalConfig(
         name=name.strip(),
         baseline=str(baseline),
         chunker=cfg,
         description=str(description),
         source=source,
+        over_cap=str(over_cap),
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from chunkwise.errors import ChunkwiseError
 from chunkwise.evaluation.inputs import EvidenceSpan, Question
+from chunkwise.search.duplicates import text_fingerprint
 
 
 class EvidenceError(ChunkwiseError, ValueError):
@@ -148,6 +149,7 @@ class RankedHit:
     end: int
     body: str
     text: str  # the chunk's indexed text (context check)
+    tokens: int = 0  # the indexed text's tokens: what an answering model reads of it
 
 
 def citation_verifies(hit: RankedHit, gold: Gold, texts: Texts) -> bool:
@@ -190,6 +192,8 @@ class Judgement:
     superseded_citations: int
     latency_ms: float
     top: list[str] = field(default_factory=list)  # ids of the top 3 hits
+    context_tokens: int = 0  # tokens of the top COST_K hits' indexed text
+    redundant_share: float = 0.0  # share of the top COST_K bodies repeating another's text
 
 
 def judge(
@@ -212,4 +216,44 @@ def judge(
         superseded_citations=sup,
         latency_ms=latency_ms,
         top=[h.id for h in hits[:3]],
+        context_tokens=sum(h.tokens for h in hits[:COST_K]),
+        redundant_share=redundant_share(hits[:COST_K]),
     )
+
+
+# --------------------------------------------------------------------------- cost
+
+#: The hits an answering model is handed (the query function's default k).
+COST_K = 5
+
+
+def redundant_share(hits: Sequence[RankedHit]) -> float:
+    """Of the hits' body characters, the share an earlier hit already holds: the part of
+    a span inside an earlier span of the same revision (overlap), or a whole body with
+    the same text as an earlier one (a copy in another document)."""
+    total = redundant = 0
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    seen: set[str] = set()
+    for h in hits:
+        n = h.end - h.start
+        total += n
+        fp = text_fingerprint(h.body)
+        if fp in seen and h.body.strip():
+            redundant += n
+        else:
+            earlier = spans.get((h.key, h.revision), [])
+            redundant += _covered(h.start, h.end, earlier)
+        seen.add(fp)
+        spans.setdefault((h.key, h.revision), []).append((h.start, h.end))
+    return redundant / total if total else 0.0
+
+
+def _covered(start: int, end: int, spans: Sequence[tuple[int, int]]) -> int:
+    """Characters of [start, end) inside the union of ``spans``."""
+    covered, pos = 0, start
+    for s, e in sorted(spans):
+        s, e = max(s, pos), min(e, end)
+        if e > s:
+            covered += e - s
+            pos = e
+    return covered

@@ -33,6 +33,8 @@ def retrieval_metrics(js: Sequence[Judgement]) -> dict[str, Any]:
     )
     out["citations_checked"] = len(judged)
     out["superseded_citations"] = sum(j.superseded_citations for j in js)
+    out["context_tokens_mean"] = sum(j.context_tokens for j in js) / n
+    out["redundant_share_mean"] = sum(j.redundant_share for j in js) / n
     lat = [j.latency_ms for j in js]
     out["latency_ms_p50"] = percentile(lat, 50)
     out["latency_ms_p95"] = percentile(lat, 95)
@@ -40,7 +42,9 @@ def retrieval_metrics(js: Sequence[Judgement]) -> dict[str, Any]:
 
 
 def grouped_metrics(js: Sequence[Judgement]) -> dict[str, dict[str, Any]]:
-    """Overall, per language, per document type and per (document type, language)."""
+    """Overall, per language, per document type, per (document type, language), per tag
+    and per (language, tag): a question type (a tag such as ``cell`` or ``qtype-when``)
+    is judged in each language apart."""
     groups: dict[str, list[Judgement]] = {"all": list(js)}
     for j in js:
         groups.setdefault(f"lang={j.lang}", []).append(j)
@@ -48,6 +52,7 @@ def grouped_metrics(js: Sequence[Judgement]) -> dict[str, dict[str, Any]]:
         groups.setdefault(f"{j.doc_type}/{j.lang}", []).append(j)
         for t in j.tags:
             groups.setdefault(f"tag={t}", []).append(j)
+            groups.setdefault(f"lang={j.lang}&tag={t}", []).append(j)
     return {name: retrieval_metrics(g) for name, g in sorted(groups.items())}
 
 

@@ -43,6 +43,8 @@ def config_report(
                     "citation_ok": j.citation_ok,
                     "superseded_citations": j.superseded_citations,
                     "latency_ms": round(j.latency_ms, 3),
+                    "context_tokens": j.context_tokens,
+                    "redundant_share": round(j.redundant_share, 4),
                     "top3": j.top,
                 }
                 for j in js
@@ -89,8 +91,8 @@ def render_config_markdown(report: Mapping[str, Any]) -> str:
             f"## Search mode: {mode}",
             "",
             "| group | n | hit@1 | hit@3 | hit@5 | MRR@10 | evidence@3 | citation acc. "
-            "| superseded cited | latency p50 ms | p95 ms |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| superseded cited | top-5 tokens | top-5 redundant | latency p50 ms | p95 ms |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for g in _group_order(groups):
             m = groups[g]
@@ -98,6 +100,8 @@ def render_config_markdown(report: Mapping[str, Any]) -> str:
                 f"| {g} | {m['questions']} | {_pct(m['hit@1'])} | {_pct(m['hit@3'])} "
                 f"| {_pct(m['hit@5'])} | {m['mrr@10']:.3f} | {_pct(m['evidence@3'])} "
                 f"| {_pct(m['citation_accuracy'])} | {m['superseded_citations']} "
+                f"| {m.get('context_tokens_mean', 0):.0f} "
+                f"| {_pct(m.get('redundant_share_mean'))} "
                 f"| {m['latency_ms_p50']:.1f} | {m['latency_ms_p95']:.1f} |"
             )
         lines.append("")
@@ -268,8 +272,8 @@ def _summary_chunks(reports: Sequence[Mapping[str, Any]], mode: str) -> list[str
         "## Chunks, tokens, latency",
         "",
         "| configuration | chunks | chars p1 | p5 | p50 | p95 | runts | mean tokens | over cap "
-        "| indexing s | hybrid p50 ms | hybrid p95 ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| embedded truncated | index MB | indexing s | hybrid p50 ms | hybrid p95 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in reports:
         st, tm, m = r["chunks"], r["timings"], r["modes"][mode]["all"]
@@ -277,7 +281,31 @@ def _summary_chunks(reports: Sequence[Mapping[str, Any]], mode: str) -> list[str
             f"| {r['config']['name']} | {st['chunks']} | {st['chars_p1']:.0f} "
             f"| {st['chars_p5']:.0f} | {st['chars_p50']:.0f} | {st['chars_p95']:.0f} "
             f"| {st['runts']} "
-            f"| {st['mean_tokens']:.1f} | {st['over_token_cap']} | {tm.get('indexing_s', 0):.1f} "
+            f"| {st['mean_tokens']:.1f} | {st['over_token_cap']} "
+            f"| {st.get('embedded_truncated', 0)} | {st.get('index_bytes', 0) / 1e6:.2f} "
+            f"| {tm.get('indexing_s', 0):.1f} "
             f"| {m['latency_ms_p50']:.1f} | {m['latency_ms_p95']:.1f} |"
         )
+    lines += _summary_cost(reports)
+    return lines
+
+
+def _summary_cost(reports: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the answer step pays per configuration and mode: the tokens of the top 5
+    hits' indexed text and the share of their text that repeats another top-5 hit."""
+    lines = [
+        "",
+        "## What the answer step reads (top 5 per question, mean)",
+        "",
+        "| configuration | mode | hit@3 | tokens | redundant text | latency p95 ms |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in reports:
+        for md, groups in r["modes"].items():
+            m = groups["all"]
+            lines.append(
+                f"| {r['config']['name']} | {md} | {_pct(m['hit@3'])} "
+                f"| {m.get('context_tokens_mean', 0):.0f} "
+                f"| {_pct(m.get('redundant_share_mean'))} | {m['latency_ms_p95']:.1f} |"
+            )
     return lines

@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.chunking.chunk import is_runt
 from chunkwise.embedding.embed import Embedder, own_token_counter
 from chunkwise.errors import ChunkwiseError
-from chunkwise.evaluation.baselines import chunk_with
+from chunkwise.evaluation.baselines import chunk_with, truncate_to_tokens
 from chunkwise.evaluation.evaluate import (
     Corpus,
     EvalConfig,
@@ -52,6 +52,7 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
+from chunkwise.evaluation.plot import plot_hit3
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
 from chunkwise.index.versions import ObjectVersion
@@ -60,6 +61,7 @@ from chunkwise.ingest.revisions import Loaded, RevisionSwitch
 from chunkwise.models.counter import HFTokenCounter, load_counter
 from chunkwise.models.local import default_embedder
 from chunkwise.schema import Chunk
+from chunkwise.search.fusion import FusionSpec
 from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
@@ -127,6 +129,11 @@ class _EmbeddingCache:
         self.embedder = embedder
         self.cache: dict[str, list[float]] = {}
 
+    def fitted(self, text: str) -> str:
+        """What the model embeds of ``text``: all of it, or (a baseline's chunk over the
+        model's cap) its first tokens up to the cap, as a truncating vector store would."""
+        return truncate_to_tokens(text, self.embedder.count_tokens, self.embedder.max_tokens)
+
     def __call__(self, texts: Sequence[str]) -> list[list[float]]:
         todo = sorted({t for t in texts if t not in self.cache})
         if todo:
@@ -157,18 +164,7 @@ def ingest(
 ) -> tuple[IndexNames, dict[str, Chunk], dict[str, Any], dict[str, float]]:
     """Build a new generation for ``config``; returns names, chunk store, stats, timings."""
     names = IndexNames(f"{prefix}-{_slug(config.name)}")
-    ix = OpenSearchIndex(client, names)
-    for g in ix.generations():  # our own eval namespace only
-        ix.drop(g, force=True)
-    gen = new_generation_id()
-    ix.create_generation(
-        gen,
-        dimension=embed.embedder.dimension,
-        embedder_name=embed.embedder.name,
-        tokenizer_id=GenerationModel.of(embed.embedder).tokenizer,
-        chunker_config=config.as_dict(),
-    )
-    ix.swap(gen)
+    ix = _fresh_generation(client, names, config, embed.embedder)
     port = OpenSearchSwitchIndex(ix)
     counter = _sizer(config, embed.embedder)
     cap = config.chunker.max_tokens or counter.max_tokens
@@ -176,18 +172,20 @@ def ingest(
     t_chunk = t_embed = t_bulk = 0.0
     chars: list[int] = []
     tokens: list[int] = []
-    runts = 0
+    runts = truncated = 0
     t_all = time.perf_counter()
     for doc in progress.track(corpus.documents, "eval: documents"):
         doc_id = make_doc_id(BUCKET, doc.key)
         for rev in doc.revisions:
             text = texts[(doc.key, rev.revision)]
             t0 = time.perf_counter()
-            raw = chunk_with(config.baseline, text, doc.lang, config.chunker, counter=counter)
+            raw = _chunk(config, text, doc.lang, counter, embed.embedder.max_tokens)
             version = ObjectVersion(rev.last_modified, rev.revision, key=doc.key, bucket=BUCKET)
             chunks = with_identity(raw, doc_id, version)
             t1 = time.perf_counter()
-            vectors = embed([c.text for c in chunks])
+            inputs = [embed.fitted(c.text) for c in chunks]
+            truncated += sum(a != c.text for a, c in zip(inputs, chunks, strict=True))
+            vectors = embed(inputs)
             t2 = time.perf_counter()
             _switch_to(port, doc_id, version, chunks, vectors)
             t3 = time.perf_counter()
@@ -199,13 +197,68 @@ def ingest(
             if rev.revision == doc.current:
                 runts += _measure(chunks, chars, tokens, config, cap)
     ix.refresh()
+    stats = {
+        **chunk_stats(chars, tokens, runts, cap),
+        "embedded_truncated": truncated,
+        **index_size(client, names),
+    }
     timings = {
         "indexing_s": time.perf_counter() - t_all,
         "chunking_s": t_chunk,
         "embedding_s": t_embed,
         "bulk_s": t_bulk,
     }
-    return names, store, chunk_stats(chars, tokens, runts, cap), timings
+    return names, store, stats, timings
+
+
+def _fresh_generation(
+    client: OpenSearch, names: IndexNames, config: EvalConfig, embedder: Embedder
+) -> OpenSearchIndex:
+    """A new generation of this configuration's own namespace, aliases swapped to it."""
+    ix = OpenSearchIndex(client, names)
+    for g in ix.generations():  # our own eval namespace only
+        ix.drop(g, force=True)
+    gen = new_generation_id()
+    ix.create_generation(
+        gen,
+        dimension=embedder.dimension,
+        embedder_name=embedder.name,
+        tokenizer_id=GenerationModel.of(embedder).tokenizer,
+        chunker_config=config.as_dict(),
+    )
+    ix.swap(gen)
+    return ix
+
+
+def index_size(client: OpenSearch, names: IndexNames) -> dict[str, int]:
+    """What the configuration costs to keep: the generation's store in bytes (primary
+    shards, after a flush: every revision the switch wrote, superseded ones included, as
+    production keeps them until retention), its Lucene documents (nested table rows
+    included) and its live chunks."""
+    client.indices.flush(index=names.write_alias)
+    stats = client.indices.stats(index=names.write_alias, metric="store,docs")
+    prim = stats["_all"]["primaries"]
+    live = client.count(index=names.read_alias)["count"]
+    return {
+        "index_bytes": int(prim["store"]["size_in_bytes"]),
+        "index_docs": int(prim["docs"]["count"]),
+        "index_live_chunks": int(live),
+    }
+
+
+def _chunk(
+    config: EvalConfig, text: str, lang: str, counter: HFTokenCounter, cap: int
+) -> list[Chunk]:
+    """The configuration's chunks of ``text``; over-cap chunks as its ``over_cap`` says."""
+    return chunk_with(
+        config.baseline,
+        text,
+        lang,
+        config.chunker,
+        counter=counter,
+        over_cap=config.over_cap,
+        token_cap=cap,
+    )
 
 
 def _measure(
@@ -252,6 +305,7 @@ def _ranked(hits: Sequence[Hit], store: dict[str, Chunk]) -> list[RankedHit]:
                 end=c.end,
                 body=c.body,
                 text=chunk.text if chunk is not None else "",
+                tokens=chunk.token_count if chunk is not None else 0,
             )
         )
     return out
@@ -266,6 +320,10 @@ def _raw_search(
     return with_retries(searcher.policy, "search", call)
 
 
+def fusion_mode(spec: FusionSpec) -> str:
+    return f"hybrid[{spec.name}]"
+
+
 def search_all(
     client: OpenSearch,
     searcher: Searcher,
@@ -273,15 +331,23 @@ def search_all(
     questions: Sequence[Question],
     modes: Sequence[str],
     vectors: dict[str, list[float]],
+    fused: Mapping[str, Searcher] | None = None,
 ) -> dict[str, list[tuple[Question, list[Hit], float]]]:
-    out: dict[str, list[tuple[Question, list[Hit], float]]] = {m: [] for m in modes}
+    """Every question in every mode; ``fused``: extra hybrid modes, each its own Searcher
+    (another fusion pipeline) over the same index."""
+    extra = dict(fused or {})
+    out: dict[str, list[tuple[Question, list[Hit], float]]] = {
+        m: [] for m in (*modes, *extra)
+    }
     window = K * searcher.candidates
     f = SearchFilters()
     for q in progress.track(questions, "eval: questions"):
         lang = guess_query_lang(q.question)  # what the real search path does
-        for mode in modes:
+        for mode in out:
             t0 = time.perf_counter()
-            if mode == "hybrid":
+            if mode in extra:
+                hits = extra[mode].search(q.question, K, f)
+            elif mode == "hybrid":
                 hits = searcher.search(q.question, K, f)
             elif mode == "bm25":
                 resp = _raw_search(
@@ -297,33 +363,6 @@ def search_all(
     return out
 
 
-def plot_hit3(reports: Sequence[dict[str, Any]], path: Path, mode: str = "hybrid") -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = sorted({g for r in reports for g in r["modes"][mode] if "/" in g})
-    n = len(reports)
-    width = 0.8 / max(n, 1)
-    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 4.5), dpi=120)
-    for i, r in enumerate(reports):
-        vals = [100 * r["modes"][mode].get(g, {}).get("hit@3", 0.0) for g in groups]
-        xs = [x + (i - (n - 1) / 2) * width for x in range(len(groups))]
-        bars = ax.bar(xs, vals, width, label=r["config"]["name"])
-        ax.bar_label(bars, labels=[f"{v:.0f}" for v in vals], fontsize=7, padding=1)
-    ax.axhline(95, color="grey", linestyle="--", linewidth=0.8)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([g.replace("/", "\n") for g in groups])
-    ax.set_ylim(0, 112)
-    ax.set_ylabel("hit@3 (%), correct citation + context")
-    ax.set_title(f"hit@3 per configuration and document type ({mode} search)")
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=max(n, 1))
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
 def run_evaluation(
     questions: Sequence[Question],
     configs: Sequence[EvalConfig],
@@ -334,6 +373,7 @@ def run_evaluation(
     url: str,
     prefix: str = "eval",
     modes: Sequence[str] = ("hybrid", "bm25", "vector"),
+    fusions: Sequence[FusionSpec] = (),
     keep_indices: bool = False,
     plot: bool = True,
     client: OpenSearch | None = None,
@@ -353,6 +393,7 @@ def run_evaluation(
         gold=resolve_evidence(questions, texts, current),
         modes=modes,
         prefix=prefix,
+        fusions=fusions,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     reports: list[dict[str, Any]] = []
@@ -404,10 +445,11 @@ class _Run:
         gold: dict[str, Gold],
         modes: Sequence[str],
         prefix: str,
+        fusions: Sequence[FusionSpec] = (),
     ) -> None:
         self.client, self.embedder, self.questions = client, embedder, questions
         self.corpus, self.texts, self.gold = corpus, texts, gold
-        self.modes, self.prefix = modes, prefix
+        self.modes, self.prefix, self.fusions = modes, prefix, tuple(fusions)
         self.vectors: dict[str, list[float]] = {}
         self.query_ms: list[float] = []
         for q in questions:
@@ -425,7 +467,10 @@ class _Run:
         )
         ensure_search_pipelines(self.client)  # the deploy-time step; searching only reads
         searcher = Searcher(self.client, self.cached, names)
-        results = search_all(self.client, searcher, names, self.questions, self.modes, self.vectors)
+        fused = self._fusion_searchers(names)
+        results = search_all(
+            self.client, searcher, names, self.questions, self.modes, self.vectors, fused
+        )
         judgements: dict[str, list[Judgement]] = {
             mode: [
                 judge(q, _ranked(h, store), self.gold[q.id], self.texts, ms) for q, h, ms in rows
@@ -438,6 +483,19 @@ class _Run:
             for g in ix.generations():
                 ix.drop(g, force=True)
         return report
+
+    def _fusion_searchers(self, names: IndexNames) -> dict[str, Searcher]:
+        """One Searcher per swept fusion, its pipeline written first (an evaluation is a
+        development run on its own node; the deploy-time pipelines stay as they are)."""
+        out = {}
+        for spec in self.fusions:
+            self.client.transport.perform_request(
+                "PUT", f"/_search/pipeline/{spec.pipeline_name}", body=spec.pipeline_body()
+            )
+            out[fusion_mode(spec)] = Searcher(
+                self.client, self.cached, names, pipeline=(spec.pipeline_name, spec.label)
+            )
+        return out
 
     def _meta(self, searcher: Searcher, names: IndexNames) -> dict[str, Any]:
         server_rrf = searcher.caps.rrf_pipeline and searcher.fusion == "server"

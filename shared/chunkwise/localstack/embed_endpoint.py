@@ -7,6 +7,7 @@ the local node's connector calls it (samdocs/query-from-any-client.md):
     GET  /        {"model": NAME, "dimension": N, "query_prefix": "..."}
     POST /embed   {"texts": ["..."], "prefix": "query: "}
                -> {"model": NAME, "dimension": N, "embeddings": [[...], ...]}
+    POST /rerank  Bedrock's rerank request and answer (`chunkwise.cli.rerank_endpoint`)
 
 Each text is embedded by the model's own query path, `Embedder.embed_query`, which
 adds the model's query prefix ("query: " for E5 models): the very call chunkwise makes
@@ -132,6 +133,11 @@ def embed_response(encoder: QueryEncoder, prefix: str, texts: Sequence[str]) -> 
 
 
 def _handler_class(encoder: QueryEncoder) -> type[BaseHTTPRequestHandler]:
+    from chunkwise.cli.rerank_endpoint import OverlapScorer
+    from chunkwise.cli.rerank_endpoint import handle as rerank
+
+    scorer = OverlapScorer()
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "chunkwise-embed/1"
 
@@ -150,6 +156,13 @@ def _handler_class(encoder: QueryEncoder) -> type[BaseHTTPRequestHandler]:
                 self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
 
         def do_POST(self) -> None:
+            if self.path.rstrip("/") == "/rerank":  # chunkwise.cli.rerank_endpoint
+                length = int(self.headers.get("content-length") or 0)
+                if 0 < length <= MAX_BODY_BYTES:
+                    self._send(*rerank(scorer, self.rfile.read(length)))
+                else:
+                    self._send(HTTPStatus.BAD_REQUEST, {"error": f"body length {length}"})
+                return
             if self.path.rstrip("/") != "/embed":
                 self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
                 return

@@ -24,7 +24,7 @@ from chunkwise.access import AccessMode, AccessPolicy, AuthError, Identity
 from chunkwise.errors import ConfigError, QueryRejected, TransientError
 from chunkwise.metadata import DEFAULT_READERS_KEY, FilterError
 from chunkwise.search.audit import AuditRecord
-from chunkwise.search.hybrid import Hit, SearchFilters
+from chunkwise.search.hybrid import SearchFilters
 from chunkwise.search.request import (
     BadRequest,
     IdentityInRequest,
@@ -33,6 +33,7 @@ from chunkwise.search.request import (
     metadata_clause,
     parse_request,
 )
+from chunkwise.search.rerank import Answer
 
 
 class SearchBackend(Protocol):
@@ -41,7 +42,9 @@ class SearchBackend(Protocol):
     @property
     def fusion(self) -> str: ...
 
-    def search(self, query: str, k: int, filters: SearchFilters) -> list[Hit]: ...
+    def answer(
+        self, query: str, k: int, filters: SearchFilters, *, rerank: bool | None, collapse: bool
+    ) -> Answer: ...
 
     def withheld(self, query: str, filters: SearchFilters) -> int: ...
 
@@ -144,7 +147,8 @@ class QueryEndpoint:
         kind = self._access_kind(identity)
         t0 = self.clock()
         try:
-            hits = backend.search(req.query, req.k, f)
+            # The access clause is in ``f``: the rerank stage only sees what passed it.
+            answer = backend.answer(req.query, req.k, f, rerank=req.rerank, collapse=req.collapse)
         except QueryRejected as exc:
             # OpenSearch refused the query itself (a 400, the clause limit): the caller's
             # input; OpenSearch's own text stays in the log.
@@ -154,11 +158,13 @@ class QueryEndpoint:
         except TransientError as exc:
             return self._unavailable(identity, str(exc))
         took = (self.clock() - t0) * 1000.0
+        hits = answer.hits
         withheld, warning = self._withheld(backend, req, f, kind)
         body = {
             "query": req.query,
             "k": req.k,
             "fusion": backend.fusion,
+            "rerank": answer.rerank.as_dict(),
             "took_ms": round(took, 1),
             "hits": [
                 {"rank": i, **h.model_dump(mode="json", exclude={"text"})}
@@ -174,8 +180,7 @@ class QueryEndpoint:
             hits=len(hits),
             withheld=withheld,
         )
-        metrics = {"QueryLatency": (took, "Milliseconds"), "QueryHits": (len(hits), "Count")}
-        return Reply(200, body, audit, warning, metrics)
+        return Reply(200, body, audit, warning, _search_metrics(took, answer))
 
     def _withheld(
         self, backend: SearchBackend, req: QueryRequest, f: SearchFilters, kind: str
@@ -213,3 +218,12 @@ class QueryEndpoint:
         )
         body = {"error": "search temporarily unavailable"}
         return Reply(503, body, audit, warning, {"QueryUnavailable": (1, "Count")})
+
+
+def _search_metrics(took_ms: float, answer: Answer) -> dict[str, tuple[float, str]]:
+    metrics = {"QueryLatency": (took_ms, "Milliseconds"), "QueryHits": (len(answer.hits), "Count")}
+    if answer.rerank.applied:
+        metrics["RerankLatency"] = (answer.rerank.took_ms, "Milliseconds")
+    elif answer.rerank.error:
+        metrics["RerankFallbacks"] = (1, "Count")
+    return metrics

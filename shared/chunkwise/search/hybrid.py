@@ -16,7 +16,10 @@ raw hit becomes a `Hit` in one place, `build_hit`.
 Every result list then goes through `postprocess`: keep only the newest
 revision of each document present in the list (S3 last-modified, then version
 id), drop hits whose source span overlaps a better-ranked hit of the same
-revision, cut to k. Every `Hit` carries its citation and its score breakdown.
+revision, collapse hits with the same text from other documents (the same manual as
+PDF and DOCX, a file in two folders: the better-ranked one stays and lists where else
+its text lives, `collapse_duplicates`; opt-out per query), cut to k. Every `Hit`
+carries its citation and its score breakdown.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from chunkwise.index.mapping import LANG_FIELDS, ROWS_FIELD, TEXT_FIELD
 from chunkwise.index.states import State
 from chunkwise.index.versions import revision_sort_key
 from chunkwise.metadata.fields import BOOLEAN_PATH, LIST_PATH, META_FIELD, NUMBER_PATH, STRING_PATH
+from chunkwise.search.duplicates import Elsewhere, collapse_duplicates
 
 RRF_K = 60
 PIPELINE_RRF = "chunkwise-rrf"
@@ -268,7 +272,11 @@ def rrf_pipeline_body(rank_constant: int = RRF_K) -> dict[str, Any]:
         "phase_results_processors": [
             {
                 "score-ranker-processor": {
-                    "combination": {"technique": "rrf", "rank_constant": rank_constant}
+                    # Under "parameters": anywhere else neural-search ignores it (uses 60).
+                    "combination": {
+                        "technique": "rrf",
+                        "parameters": {"rank_constant": rank_constant},
+                    }
                 }
             }
         ],
@@ -320,6 +328,10 @@ class ScoreBreakdown(BaseModel):
     bm25_rank: int | None = None
     knn: float | None = None
     knn_rank: int | None = None
+    # The reranker's score and the hit's fused rank before it (chunkwise.search.rerank);
+    # None = not reranked (off, beyond the candidate depth, or the reranker failed).
+    rerank: float | None = None
+    fused_rank: int | None = None
 
 
 class Hit(BaseModel):
@@ -338,6 +350,7 @@ class Hit(BaseModel):
     #: The document's metadata attributes (key -> value, as its sidecar typed them);
     #: never its readers, which stay on the server.
     metadata: dict[str, Any] = Field(default_factory=dict)
+    also_in: tuple[Elsewhere, ...] = ()  # the same text in other documents (collapsed)
 
     @property
     def revision(self) -> str:
@@ -521,9 +534,11 @@ def dedupe_overlapping(hits: Iterable[Hit]) -> list[Hit]:
     return kept
 
 
-def postprocess(hits: Iterable[Hit], k: int) -> list[Hit]:
-    """Newest revision per document, no overlapping spans, at most k hits."""
-    return dedupe_overlapping(keep_newest_revision(hits))[:k]
+def postprocess(hits: Iterable[Hit], k: int, *, collapse: bool = True) -> list[Hit]:
+    """Newest revision per document, no overlapping spans, one hit per text (unless
+    ``collapse`` is off), at most k hits."""
+    out = dedupe_overlapping(keep_newest_revision(hits))
+    return (collapse_duplicates(out) if collapse else out)[:k]
 
 
 def format_hit(h: Hit, rank: int) -> str:

@@ -191,7 +191,11 @@ def default_pipeline_body(model_id: str, rank_constant: int = RRF_RANK_CONSTANT)
         "phase_results_processors": [
             {
                 "score-ranker-processor": {
-                    "combination": {"technique": "rrf", "rank_constant": rank_constant}
+                    # Under "parameters": anywhere else neural-search ignores it (uses 60).
+                    "combination": {
+                        "technique": "rrf",
+                        "parameters": {"rank_constant": rank_constant},
+                    }
                 }
             }
         ],

@@ -5,14 +5,20 @@ Every parameter is bounded, so a request outside the bounds is the caller's mist
 OpenSearch has to reject or a 503 the caller would retry.
 
     GET  /?q=Wartungsintervall&k=5&key_prefix=incoming/&lang=de&kind=table
+         &rerank=false
          &filter={"equals":{"key":"department","value":"legal"}}     (URL-encoded JSON)
     POST /  {"query": "...", "k": 5, "key_prefix": "...", "lang": ["de"], "kind": ["table"],
-             "doc_id": ["..."], "filter": {"andAll": [...]}}
+             "doc_id": ["..."], "filter": {"andAll": [...]},
+             "rerank": true, "collapse": false}
 
 ``filter`` is a metadata filter in the grammar of Bedrock's Retrieve ``RetrievalFilter``
 (`chunkwise.metadata.filters`; a bad one is a 400 naming its JSON path). Who is asking
 comes from the verified bearer token only: a request whose parameters name groups,
 readers or an identity (`IDENTITY_PARAMS`) is refused with 403, never read.
+
+``rerank``: run the rerank stage (default: the function's configuration; off where no
+rerank model is deployed). ``collapse``: one hit per text (default true; false keeps
+every copy of a passage found in several documents).
 """
 
 from __future__ import annotations
@@ -23,7 +29,15 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from chunkwise.metadata import DEFAULT_READERS_KEY, translate
 from chunkwise.schema import ChunkKind
@@ -84,6 +98,8 @@ class QueryRequest(BaseModel):
         if v is not None and len(json.dumps(v, ensure_ascii=False)) > MAX_FILTER_CHARS:
             raise ValueError(f"at most {MAX_FILTER_CHARS} characters as JSON")
         return v
+    rerank: StrictBool | None = None
+    collapse: StrictBool = True
 
     @field_validator("query")
     @classmethod
@@ -137,6 +153,17 @@ def _k_param(raw: object) -> object:
     if not text.isascii() or not text.isdigit() or len(text) > 3:
         raise BadRequest("k: must be an integer from 1 to 50")
     return int(text)
+
+
+def _flag(name: str, raw: object) -> bool | None:
+    """A true/false query-string flag (absent: None)."""
+    if raw is None:
+        return None
+    text = str(raw).lower()
+    if text not in ("true", "false", "1", "0"):
+        raise BadRequest(f"{name}: must be true or false")
+    return text in ("true", "1")
+
 
 
 def _filter_param(raw: object) -> object:
@@ -201,6 +228,8 @@ def parse_request(event: dict[str, Any], *, reserved: Iterable[str] = ()) -> Que
             "kind": listed("kind"),
             "doc_id": listed("doc_id"),
             "filter": _filter_param(qs.get("filter")),
+            "rerank": _flag("rerank", qs.get("rerank")),
+            "collapse": _flag("collapse", qs.get("collapse")) is not False,
         }
     )
 

@@ -4,6 +4,7 @@
 - `pipeline`: the pipeline's configuration from the settings (`pipeline_config`,
   checked at the functions' cold start) and the production pipeline;
 - `index_setup`: the deploy-time index setup and the cluster's query model;
+- `rerank_setup`: the rerank model and the raw clients' rerank pipeline;
 - `operations`: the sweep, retention and re-chunk over the real adapters.
 
 This module only re-exports, so that ``from chunkwise.wiring import ...`` names what
@@ -21,6 +22,12 @@ from chunkwise.wiring.index_setup import (
     setup_query_model,
 )
 from chunkwise.wiring.pipeline import build_pipeline, pipeline_config
+from chunkwise.wiring.rerank_setup import (
+    rerank_config,
+    setup_bedrock_rerank,
+    setup_local_rerank,
+    setup_rerank,
+)
 
 __all__ = [
     "attach_query_model_to",
@@ -31,7 +38,11 @@ __all__ = [
     "opensearch_index",
     "pipeline_config",
     "query_model_spec",
+    "rerank_config",
     "setup_bedrock_query_model",
+    "setup_bedrock_rerank",
     "setup_local_query_model",
+    "setup_local_rerank",
     "setup_query_model",
+    "setup_rerank",
 ]

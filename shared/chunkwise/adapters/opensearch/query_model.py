@@ -120,7 +120,7 @@ def _refusal(step: str, reason: str) -> QueryModelError:
     return cls(f"{step}: {reason}")
 
 
-def _call(
+def ml_call(
     client: OpenSearch, method: str, path: str, body: Any = None, policy: RetryPolicy | None = None
 ) -> Any:
     pol = policy or RetryPolicy(attempts=3)
@@ -143,7 +143,7 @@ def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
         "sort": [{"created_time": {"order": "desc"}}],
     }
     try:
-        resp = _call(client, "POST", f"{ML}/models/_search", body)
+        resp = ml_call(client, "POST", f"{ML}/models/_search", body)
     except NotFoundError:  # no model registered yet: the ML index does not exist
         return None
     hits = resp.get("hits", {}).get("hits", [])
@@ -159,7 +159,7 @@ def _models_of(client: OpenSearch, prefix: str) -> list[dict[str, Any]]:
         "sort": [{"created_time": {"order": "desc"}}],
     }
     try:
-        resp = _call(client, "POST", f"{ML}/models/_search", body)
+        resp = ml_call(client, "POST", f"{ML}/models/_search", body)
     except NotFoundError:
         return []
     return [{"model_id": h["_id"], **h["_source"]} for h in resp.get("hits", {}).get("hits", [])]
@@ -174,13 +174,13 @@ def find_model_for(client: OpenSearch, prefix: str, spec: QueryModelSpec) -> str
 
 
 def index_meta(client: OpenSearch, index: str) -> dict[str, Any]:
-    mapping = _call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
+    mapping = ml_call(client, "GET", f"/{index}/_mapping")[index]["mappings"]
     return dict(mapping.get("_meta", {}))
 
 
-def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
+def wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, Any]:
     def check() -> dict[str, Any]:
-        task: dict[str, Any] = _call(client, "GET", f"{ML}/tasks/{task_id}")
+        task: dict[str, Any] = ml_call(client, "GET", f"{ML}/tasks/{task_id}")
         state = str(task.get("state", ""))
         if state == "COMPLETED":
             return task
@@ -195,10 +195,10 @@ def _wait_task(client: OpenSearch, task_id: str, timeout: float) -> dict[str, An
 
 
 def model_state(client: OpenSearch, model_id: str) -> str:
-    return str(_call(client, "GET", f"{ML}/models/{model_id}").get("model_state", ""))
+    return str(ml_call(client, "GET", f"{ML}/models/{model_id}").get("model_state", ""))
 
 
-def _wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
+def wait_deployed(client: OpenSearch, model_id: str, timeout: float) -> None:
     def check() -> None:
         state = model_state(client, model_id)
         if state == "DEPLOYED":
@@ -222,18 +222,18 @@ def deploy(
 
     def attempt() -> None:
         if model_state(client, model_id) != "DEPLOYING":
-            resp = _call(client, "POST", f"{ML}/models/{model_id}/_deploy")
+            resp = ml_call(client, "POST", f"{ML}/models/{model_id}/_deploy")
             try:
                 if resp.get("task_id"):
-                    _wait_task(client, str(resp["task_id"]), timeout)
+                    wait_task(client, str(resp["task_id"]), timeout)
             except MLCommonsNotReady as exc:
                 if DUPLICATE_DEPLOY in str(exc).lower():
                     # No deployment is under way (the state says so), yet the node holds
                     # one: left by its own redeploy that failed on the master key. Only
                     # an undeploy clears it; the next attempt deploys afresh.
-                    _call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+                    ml_call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
                 raise
-        _wait_deployed(client, model_id, timeout)
+        wait_deployed(client, model_id, timeout)
 
     ml_retrying(policy, timeout)(attempt)
 
@@ -247,7 +247,7 @@ def wait_for_ml_commons(
 
     def check() -> dict[str, str]:
         try:
-            stats = _call(client, "GET", f"{ML}/stats", policy=RetryPolicy(attempts=1))
+            stats = ml_call(client, "GET", f"{ML}/stats", policy=RetryPolicy(attempts=1))
         except ChunkwiseError as exc:  # the plugin itself is still starting
             raise MLCommonsNotReady(f"ML Commons stats: {exc}") from exc
         statuses = {k: str(v) for k, v in stats.items() if k.endswith("_index_status")}
@@ -275,7 +275,7 @@ def probe_query_model(
 
     def attempt() -> None:
         try:
-            resp = _call(client, "POST", f"{ML}/models/{model_id}/_predict", body, RetryPolicy(1))
+            resp = ml_call(client, "POST", f"{ML}/models/{model_id}/_predict", body, RetryPolicy(1))
         except ChunkwiseError as exc:
             raise _refusal(f"query model {model_id} predict", str(exc)) from exc
         try:
@@ -325,16 +325,16 @@ def _register(
 
     def create_connector() -> str:
         try:
-            created = _call(client, "POST", f"{ML}/connectors/_create", connector, RetryPolicy(1))
+            created = ml_call(client, "POST", f"{ML}/connectors/_create", connector, RetryPolicy(1))
         except ChunkwiseError as exc:
             raise _refusal("create connector", str(exc)) from exc
         return str(created["connector_id"])
 
     connector_id = ml_retrying(policy, timeout)(create_connector)
     body = register_model_body(name, connector_id, spec)
-    resp = _call(client, "POST", f"{ML}/models/_register", body)
+    resp = ml_call(client, "POST", f"{ML}/models/_register", body)
     if resp.get("task_id"):
-        task = _wait_task(client, str(resp["task_id"]), timeout)
+        task = wait_task(client, str(resp["task_id"]), timeout)
         resp = {**task, **resp}
     model_id = str(resp.get("model_id") or "")
     if not model_id:
@@ -346,7 +346,7 @@ def _register(
 def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
     """PUT the generation's default search pipeline (same body, same name: idempotent)."""
     name = pipeline_name(model_id)
-    _call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
+    ml_call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
     return name
 
 
@@ -359,14 +359,14 @@ def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: Quer
     if meta.get("query_model_id") != model_id:
         meta["query_model_id"] = model_id
         # _meta is replaced as a whole by a mapping update: send all of it.
-        _call(client, "PUT", f"/{index}/_mapping", {"_meta": meta})
-    _call(client, "PUT", f"/{index}/_settings", {"index.search.default_pipeline": pipeline})
+        ml_call(client, "PUT", f"/{index}/_mapping", {"_meta": meta})
+    ml_call(client, "PUT", f"/{index}/_settings", {"index.search.default_pipeline": pipeline})
     return pipeline
 
 
 def generation_query_model(client: OpenSearch, index: str) -> str | None:
     """The model id recorded for a generation (an index or the read alias), or None."""
-    resp = _call(client, "GET", f"/{index}/_mapping")
+    resp = ml_call(client, "GET", f"/{index}/_mapping")
     for mapping in resp.values():
         found = mapping.get("mappings", {}).get("_meta", {}).get("query_model_id")
         if found:
@@ -377,13 +377,13 @@ def generation_query_model(client: OpenSearch, index: str) -> str | None:
 def delete_query_model(client: OpenSearch, model_id: str) -> None:
     """Undeploy and delete a query model, its connector and its pipeline (throwaway
     stacks; a live generation's model is kept by the setup, never deleted by it)."""
-    model = _call(client, "GET", f"{ML}/models/{model_id}")
-    _call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
-    _call(client, "DELETE", f"{ML}/models/{model_id}")
+    model = ml_call(client, "GET", f"{ML}/models/{model_id}")
+    ml_call(client, "POST", f"{ML}/models/{model_id}/_undeploy")
+    ml_call(client, "DELETE", f"{ML}/models/{model_id}")
     if model.get("connector_id"):
-        _call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
+        ml_call(client, "DELETE", f"{ML}/connectors/{model['connector_id']}")
     with contextlib.suppress(NotFoundError):
-        _call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")
+        ml_call(client, "DELETE", f"/_search/pipeline/{pipeline_name(model_id)}")
 
 
 def delete_query_models(client: OpenSearch, prefix: str) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from chunkwise.access import AccessMode, AccessPolicy, Identity
 from chunkwise.adapters.opensearch.generations import check_generation_model
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
+from chunkwise.adapters.opensearch.rerank import ClusterScorer
 from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
@@ -57,6 +59,7 @@ from chunkwise.search.hybrid import (
     postprocess,
     rrf_pipeline_body,
 )
+from chunkwise.search.rerank import Answer, RerankConfig, RerankOutcome, rerank_stage
 
 log = logging.getLogger("chunkwise.search")
 
@@ -195,11 +198,16 @@ class Searcher:
         policy: RetryPolicy | None = None,
         query_embedding: QueryEmbedding = "client",
         query_model_id: str | None = None,
+        pipeline: tuple[str, str] | None = None,
+        rerank: RerankConfig | None = None,
     ) -> None:
         """``query_embedding="cluster"``: send the query text and let the cluster embed it
         (ML Commons, `chunkwise.search.query_model`); the generation's default search pipeline
         names the model and fuses the hybrid query, unless ``query_model_id`` is given.
-        The embedder then only says which languages the model reads."""
+        The embedder then only says which languages the model reads. ``pipeline``: (name,
+        fusion label) of another fusion pipeline for server-side fusion (`chunkwise eval
+        --fusions`); its hits are ordered by the same tie rule. ``rerank``: the rerank
+        stage after fusion (`chunkwise.search.rerank`), off without a model id."""
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
@@ -212,6 +220,8 @@ class Searcher:
         self.policy = policy or RetryPolicy(attempts=3)
         self.query_embedding: QueryEmbedding = query_embedding
         self.query_model_id = query_model_id
+        self.pipeline = pipeline
+        self.rerank = rerank or RerankConfig()
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
         self._model_checked = False
@@ -253,18 +263,37 @@ class Searcher:
         identity: Identity | None = None,
         access: AccessPolicy | None = None,
     ) -> list[Hit]:
+        """The k best hits of the documents' current revisions (`answer`'s hits)."""
+        return self.answer(query, k, filters, lang=lang, identity=identity, access=access).hits
+
+    def answer(
+        self,
+        query: str,
+        k: int = 5,
+        filters: SearchFilters | None = None,
+        *,
+        lang: str | None = None,
+        identity: Identity | None = None,
+        access: AccessPolicy | None = None,
+        rerank: bool | None = None,
+        collapse: bool = True,
+    ) -> Answer:
         """The k best hits of the documents' current revisions: candidates of any
         revision, then each document's head decides (`read_current`), searched again
-        with a wider window when a head moved past the candidates.
+        with a wider window when a head moved past the candidates; then the rerank
+        stage (``rerank``: None = on when a model is configured) and post-processing
+        (``collapse``: one hit per text).
 
         ``identity``: search as this verified caller (`restrict`); the access clause
         goes into both legs of every query path, with ``filters`` (its
-        ``metadata_filter`` too), never applied to the hits afterwards."""
+        ``metadata_filter`` too), never applied to the hits afterwards. The reranker
+        only ever sees hits that passed it."""
         if k < 1:
             raise ValueError("k must be >= 1")
         f = restrict(filters or SearchFilters(), identity, access)
         qlang = lang or guess_query_lang(query)
-        window = k * self.candidates
+        use_rerank = self.rerank.enabled if rerank is None else rerank and self.rerank.enabled
+        window = max(k * self.candidates, self.rerank.depth if use_rerank else 0)
         preference = uuid.uuid4().hex  # candidates and heads from the same shard copies
 
         def candidates(attempt: int) -> list[Hit]:
@@ -275,7 +304,16 @@ class Searcher:
             lambda h: candidate_of(h.id, h.doc_id, h.state),
             lambda ids: self.heads.search_heads(ids, preference),
         )
-        return postprocess(hits, k)
+        outcome = RerankOutcome(requested=bool(rerank))
+        if rerank and not self.rerank.enabled:
+            outcome = RerankOutcome(requested=True, error="no rerank model configured")
+        if use_rerank:
+            # After the heads and the filters: only current chunks the caller may read.
+            scorer = ClusterScorer(self.client, self.rerank.model_id, self.rerank.timeout_ms)
+            hits, outcome = rerank_stage(query, hits, self.rerank.depth, scorer, time.perf_counter)
+            if outcome.error:
+                log.warning("rerank failed, fused order kept: %s", outcome.error)
+        return Answer(postprocess(hits, k, collapse=collapse), outcome)
 
     def withheld(
         self,
@@ -365,9 +403,11 @@ class Searcher:
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
         pipeline = self.caps.server_pipeline or PIPELINE_NORM
+        label = "rrf-server" if pipeline == PIPELINE_RRF else "norm-server"
+        if self.pipeline is not None:
+            pipeline, label = self.pipeline
         body = hybrid_query(query, vector, window, f, lang=lang)
-        resp = self._search(body, {"search_pipeline": pipeline})
-        return hits_from_response(resp, "rrf-server" if pipeline == PIPELINE_RRF else "norm-server")
+        return hits_from_response(self._search(body, {"search_pipeline": pipeline}), label)
 
     def _client(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None

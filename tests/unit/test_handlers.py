@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import logging
 import sys
 import uuid
 from pathlib import Path
@@ -846,6 +847,9 @@ def test_the_log_line_and_metrics_of_an_upload_carry_its_tokens_and_extraction_r
     """Checked against what was written: the chunks' own token counts, the extraction
     report stored beside the artifact."""
     mod, rig = ingest
+    # The handlers' loggers share one logger per service, configured by whoever built it
+    # first (an end-to-end run quiets it to WARNING): this test reads INFO lines.
+    caplog.set_level(logging.INFO, logger=mod.logger.name)
     written: list[Any] = []
     write_chunks = rig.index.write_chunks
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from chunkwise.localstack.embed_endpoint import RunningEndpoint, probe, start_in_thread
+from chunkwise.localstack.embed_endpoint import probe, start_in_thread
+from chunkwise.localstack.loopback import RunningServer
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +26,7 @@ class _Encoder:
 
 
 @pytest.fixture()
-def endpoint() -> Iterator[RunningEndpoint]:
+def endpoint() -> Iterator[RunningServer]:
     running = start_in_thread(_Encoder())
     try:
         yield running
@@ -44,7 +45,7 @@ def _post(url: str, body: bytes) -> tuple[int, Any]:
         return err.code, json.loads(err.read())
 
 
-def test_it_embeds_what_the_connector_sends(endpoint: RunningEndpoint) -> None:
+def test_it_embeds_what_the_connector_sends(endpoint: RunningServer) -> None:
     body = json.dumps({"prefix": "query: ", "texts": ["Tagegeld", "ü"]}).encode()
     status, data = _post(endpoint.url + "/embed", body)
     assert status == 200
@@ -55,7 +56,7 @@ def test_it_embeds_what_the_connector_sends(endpoint: RunningEndpoint) -> None:
     assert probe(endpoint.url) == {"model": "fake-e5", "dimension": 2, "query_prefix": "query: "}
 
 
-def test_it_refuses_bad_requests(endpoint: RunningEndpoint) -> None:
+def test_it_refuses_bad_requests(endpoint: RunningServer) -> None:
     assert _post(endpoint.url + "/embed", b'{"texts": []}')[0] == 400
     assert _post(endpoint.url + "/embed", b"{")[0] == 400
     wrong_prefix = _post(endpoint.url + "/embed", b'{"texts": ["a"], "prefix": ""}')

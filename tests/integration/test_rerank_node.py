@@ -20,10 +20,10 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.rerank import delete_rerank_model
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli.rerank_endpoint import RunningRerankEndpoint, start_in_thread
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
+from chunkwise.localstack.rerank_endpoint import RunningServer, start_in_thread
 from chunkwise.search.hybrid import SOURCE_EXCLUDES, SearchFilters, bm25_clause, knn_clause
 from chunkwise.search.rerank import (
     COHERE_RERANK_35,
@@ -91,10 +91,8 @@ class Reranker:
         self, client: OpenSearch, ix: OpenSearchIndex, url: str, scorer: MarkerScorer, ms: int
     ) -> None:
         self.scorer = scorer
-        self.endpoint: RunningRerankEndpoint = start_in_thread(scorer)
-        settings = Settings(
-            opensearch_url=url, index_prefix=ix.names.prefix, rerank_timeout_ms=ms
-        )
+        self.endpoint: RunningServer = start_in_thread(scorer)
+        settings = Settings(opensearch_url=url, index_prefix=ix.names.prefix, rerank_timeout_ms=ms)
         self.info = setup_local_rerank(
             settings, self.endpoint.url, scorer=f"marker-{ms}", client=client
         )
@@ -102,9 +100,7 @@ class Reranker:
 
 
 @pytest.fixture(scope="module")
-def reranker(
-    client: OpenSearch, index: OpenSearchIndex, opensearch_url: str
-) -> Iterator[Reranker]:
+def reranker(client: OpenSearch, index: OpenSearchIndex, opensearch_url: str) -> Iterator[Reranker]:
     r = Reranker(client, index, opensearch_url, MarkerScorer(), 2000)
     try:
         yield r

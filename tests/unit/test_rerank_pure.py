@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from chunkwise.cli.rerank_endpoint import (
+from chunkwise.errors import ConfigError
+from chunkwise.localstack.rerank_endpoint import (
     BadRerankRequest,
     OverlapScorer,
     RerankRequest,
     parse_rerank_request,
     rerank_response,
 )
-from chunkwise.errors import ConfigError
 from chunkwise.search.hybrid import hits_from_response, rrf_pipeline_body
 from chunkwise.search.rerank import (
     AMAZON_RERANK_10,

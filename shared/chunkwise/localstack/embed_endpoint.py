@@ -7,7 +7,7 @@ the local node's connector calls it (samdocs/query-from-any-client.md):
     GET  /        {"model": NAME, "dimension": N, "query_prefix": "..."}
     POST /embed   {"texts": ["..."], "prefix": "query: "}
                -> {"model": NAME, "dimension": N, "embeddings": [[...], ...]}
-    POST /rerank  Bedrock's rerank request and answer (`chunkwise.cli.rerank_endpoint`)
+    POST /rerank  Bedrock's rerank request and answer (`chunkwise.localstack.rerank_endpoint`)
 
 Each text is embedded by the model's own query path, `Embedder.embed_query`, which
 adds the model's query prefix ("query: " for E5 models): the very call chunkwise makes
@@ -47,16 +47,14 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
 from chunkwise.errors import ConfigError
 from chunkwise.localstack.config import repo_root
+from chunkwise.localstack.loopback import HOST, JsonHandler, RunningServer, serve_in_thread
 
-HOST = "127.0.0.1"
 MAX_TEXTS = 256
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -132,82 +130,51 @@ def embed_response(encoder: QueryEncoder, prefix: str, texts: Sequence[str]) -> 
     return {**info, "embeddings": [encoder.embed_query(t) for t in texts]}
 
 
-def _handler_class(encoder: QueryEncoder) -> type[BaseHTTPRequestHandler]:
-    from chunkwise.cli.rerank_endpoint import OverlapScorer
-    from chunkwise.cli.rerank_endpoint import handle as rerank
+def _handler_class(encoder: QueryEncoder) -> type[JsonHandler]:
+    from chunkwise.localstack.rerank_endpoint import OverlapScorer
+    from chunkwise.localstack.rerank_endpoint import handle as rerank
 
     scorer = OverlapScorer()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         server_version = "chunkwise-embed/1"
+        service = "embed-endpoint"
+        max_body_bytes = MAX_BODY_BYTES
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            body = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            if self.path.rstrip("/") in ("", "/health"):
-                self._send(HTTPStatus.OK, describe(encoder))
+        def do_GET(self) -> None:  # noqa: N802 (http.server dispatches on the name)
+            if self.route() in ("", "/health"):
+                self.send_json(HTTPStatus.OK, describe(encoder))
             else:
-                self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
+                self.send_json(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
 
-        def do_POST(self) -> None:
-            if self.path.rstrip("/") == "/rerank":  # chunkwise.cli.rerank_endpoint
-                length = int(self.headers.get("content-length") or 0)
-                if 0 < length <= MAX_BODY_BYTES:
-                    self._send(*rerank(scorer, self.rfile.read(length)))
-                else:
-                    self._send(HTTPStatus.BAD_REQUEST, {"error": f"body length {length}"})
+        def do_POST(self) -> None:  # noqa: N802 (http.server dispatches on the name)
+            if self.route() not in ("/embed", "/rerank"):  # rerank: the rerank endpoint's route
+                self.send_json(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
                 return
-            if self.path.rstrip("/") != "/embed":
-                self._send(HTTPStatus.NOT_FOUND, {"error": f"no route {self.path}"})
-                return
-            length = int(self.headers.get("content-length") or 0)
-            if length <= 0 or length > MAX_BODY_BYTES:
-                self._send(HTTPStatus.BAD_REQUEST, {"error": f"body length {length}"})
-                return
+            body = self.read_body()
+            if body is None:
+                length = self.headers.get("content-length") or 0
+                self.send_json(HTTPStatus.BAD_REQUEST, {"error": f"body length {length}"})
+            elif self.route() == "/rerank":
+                self.send_json(*rerank(scorer, body))
+            else:
+                self._embed(body)
+
+        def _embed(self, body: bytes) -> None:
             try:
-                prefix, texts = parse_embed_request(self.rfile.read(length))
+                prefix, texts = parse_embed_request(body)
                 payload = embed_response(encoder, prefix, texts)
             except BadRequest as exc:
-                self._send(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+                self.send_json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
                 return
-            self._send(HTTPStatus.OK, payload)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            sys.stderr.write(f"embed-endpoint: {self.address_string()} {format % args}\n")
+            self.send_json(HTTPStatus.OK, payload)
 
     return Handler
 
 
-@dataclass
-class RunningEndpoint:
-    """An endpoint serving in a thread of this process (tests, `serve`)."""
-
-    server: ThreadingHTTPServer
-    thread: threading.Thread
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.server.server_address[1]}"
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=10)
-
-
-def start_in_thread(encoder: QueryEncoder, port: int = 0) -> RunningEndpoint:
+def start_in_thread(encoder: QueryEncoder, port: int = 0) -> RunningServer:
     """Serve ``encoder`` on 127.0.0.1:``port`` (0: any free port) from a daemon thread."""
-    server = ThreadingHTTPServer((HOST, port), _handler_class(encoder))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="embed-endpoint", daemon=True)
-    thread.start()
-    return RunningEndpoint(server, thread)
+    return serve_in_thread(_handler_class(encoder), port)
 
 
 # --------------------------------------------------------------------------- process

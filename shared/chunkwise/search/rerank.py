@@ -25,7 +25,7 @@ Filters (language, document, access) are clauses of both retrievers' queries
 
 On AWS the connector calls Bedrock's InvokeModel for a rerank model (Cohere Rerank 3.5,
 multilingual, or Amazon Rerank 1.0), signed with a role the domain assumes; locally it
-calls chunkwise's loopback endpoint (`chunkwise.cli.rerank_endpoint`), which answers in
+calls chunkwise's loopback endpoint (`chunkwise.localstack.rerank_endpoint`), which answers in
 Bedrock's shape, so both use ML Commons' built-in Cohere rerank pre- and post-processing.
 """
 

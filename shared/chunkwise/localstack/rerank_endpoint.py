@@ -16,7 +16,7 @@ sentence-transformers wrappers download their models at run time; the one wheel 
 bakes in a model, small-hybrid-reranker, declares no licence and loads static
 embeddings from a hub), so the default local scorer, `OverlapScorer`, is lexical: it
 proves the wiring (connector, processor, fallback, timeouts) and is not a model to
-measure ranking quality with. The embedding endpoint (`chunkwise.cli.embed_endpoint`)
+measure ranking quality with. The embedding endpoint (`chunkwise.localstack.embed_endpoint`)
 serves this route too, so `chunkwise local up` starts no further process.
 """
 
@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
-HOST = "127.0.0.1"
+from chunkwise.localstack.loopback import JsonHandler, RunningServer, serve_in_thread
+
 MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_DOCUMENTS = 1000  # Bedrock's limit per rerank request
 MAX_QUERY_CHARS = 32_000
@@ -131,51 +129,22 @@ def handle(scorer: RerankScorer, body: bytes) -> tuple[int, dict[str, Any]]:
         return HTTPStatus.BAD_REQUEST, {"message": str(exc)}
 
 
-def _handler_class(scorer: RerankScorer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler_class(scorer: RerankScorer) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         server_version = "chunkwise-rerank/1"
+        service = "rerank-endpoint"
+        max_body_bytes = MAX_BODY_BYTES
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            if self.path.rstrip("/") != "/rerank" or not 0 < length <= MAX_BODY_BYTES:
-                status: int = HTTPStatus.NOT_FOUND
-                payload: dict[str, Any] = {"message": f"no route {self.path}"}
+        def do_POST(self) -> None:  # noqa: N802 (http.server dispatches on the name)
+            body = self.read_body()
+            if self.route() != "/rerank" or body is None:
+                self.send_json(HTTPStatus.NOT_FOUND, {"message": f"no route {self.path}"})
             else:
-                status, payload = handle(scorer, self.rfile.read(length))
-            body = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            sys.stderr.write(f"rerank-endpoint: {self.address_string()} {format % args}\n")
+                self.send_json(*handle(scorer, body))
 
     return Handler
 
 
-@dataclass
-class RunningRerankEndpoint:
-    """A rerank endpoint serving from a thread of this process (tests, benchmarks)."""
-
-    server: ThreadingHTTPServer
-    thread: threading.Thread
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.server.server_address[1]}"
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=10)
-
-
-def start_in_thread(scorer: RerankScorer, port: int = 0) -> RunningRerankEndpoint:
+def start_in_thread(scorer: RerankScorer, port: int = 0) -> RunningServer:
     """Serve ``scorer`` on 127.0.0.1:``port`` (0: any free port) from a daemon thread."""
-    server = ThreadingHTTPServer((HOST, port), _handler_class(scorer))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="rerank-endpoint", daemon=True)
-    thread.start()
-    return RunningRerankEndpoint(server, thread)
+    return serve_in_thread(_handler_class(scorer), port)

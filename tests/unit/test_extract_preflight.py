@@ -46,3 +46,27 @@ def test_a_csv_declares_its_lines_columns_and_text() -> None:
 def test_the_estimate_is_the_low_text_over_the_chunk_size() -> None:
     sheet = TableExtent(100_001, 10, 1_000_005, 6_000_030, "sheet 'Artikel'")
     assert estimated_chunks(sheet, 900) == 6_666  # the bench sheet makes 12,554
+
+
+def test_a_damaged_sheet_part_leaves_the_verdict_to_extraction() -> None:
+    """A member whose bytes do not match its CRC: no estimate (None), no crash; the
+    extraction that follows refuses the file with its typed error."""
+    import io
+    import zipfile
+
+    from chunkwise.extract import ExtractLimits
+    from chunkwise.extract.preflight import table_extent
+
+    sheet = b"<worksheet><sheetData>" + b'<row r="1"><c r="A1"><v>1</v></c></row>' * 50
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("[Content_Types].xml", b"<Types/>")
+        zf.writestr("xl/workbook.xml", WORKBOOK)
+        zf.writestr("xl/_rels/workbook.xml.rels", RELS)
+        zf.writestr("xl/worksheets/sheet1.xml", sheet + b"</sheetData></worksheet>")
+    data = bytearray(buf.getvalue())
+    at = data.index(b'<row r="1"')
+    data[at + 1] = ord("x")  # same size, another CRC
+    assert table_extent(bytes(data), "a.xlsx", ExtractLimits()) is None
+    intact = table_extent(buf.getvalue(), "a.xlsx", ExtractLimits())
+    assert intact is not None and (intact.rows, intact.cells) == (50, 50)

@@ -23,6 +23,8 @@ exactly after chunking. Pure functions of the bytes; the guard's caps hold.
 from __future__ import annotations
 
 import re
+import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -150,8 +152,8 @@ def table_extent(data: bytes, filename: str | None, limits: ExtractLimits) -> Ta
             return xlsx_extent(container)
         if name.endswith((".csv", ".tsv", ".tab")):
             return delimited_extent(data)
-    except ExtractionError:
-        return None
+    except (ExtractionError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError):
+        return None  # damaged: extraction refuses it with its own typed error
     return None
 
 

@@ -30,7 +30,10 @@ from dataclasses import dataclass
 
 from .containers import ZipContainer, is_zip
 from .errors import ExtractionError
+from .formats import REGISTRY
 from .limits import ExtractLimits
+from .model import DocFormat
+from .sniff import extension
 
 #: Table text a non-empty cell costs at the least: its value and the " | " around it.
 MIN_CHARS_PER_CELL = 6
@@ -143,14 +146,14 @@ def delimited_extent(data: bytes) -> TableExtent:
 def table_extent(data: bytes, filename: str | None, limits: ExtractLimits) -> TableExtent | None:
     """The declared size of an XLSX/XLSM or CSV/TSV file, or None (another format, or
     nothing declared). Never raises for a file it cannot read: extraction will say why."""
-    name = (filename or "").lower()
     try:
         if is_zip(data[:4]):
             container = ZipContainer.open(data, limits)
             if not container.has("xl/workbook.xml"):
                 return None
             return xlsx_extent(container)
-        if name.endswith((".csv", ".tsv", ".tab")):
+        spec = REGISTRY.by_extension(extension(filename))
+        if spec is not None and spec.format in (DocFormat.CSV, DocFormat.TSV):
             return delimited_extent(data)
     except (ExtractionError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError):
         return None  # damaged: extraction refuses it with its own typed error

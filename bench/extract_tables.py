@@ -13,7 +13,14 @@ input bytes, text and parser together, as in one Lambda invocation):
 - ``xlsx-100k``: a generated 100,000-row x 10-column XLSX (openpyxl write-only)
   under the default limits;
 - ``bombs``: every ZIP bomb of bench/faults/zip_bombs.py in every container
-  format, refused (time and RSS of the slowest and largest).
+  format, refused (time and RSS of the slowest and largest);
+- ``ingest-*`` (``--cases ingest``): the same files through the ingest pipeline's
+  document path (chunkwise.ingest.Pipeline with the default PipelineConfig and
+  limits, the in-memory fakes of tests/fakes for S3, the index and the embedder):
+  refused up front by the declared size (extract/preflight.py), by the object size
+  from the HEAD, or read, chunked and checked; plus a 100,000-row x 4-column order
+  list (``xlsx-100k-4col``) that fits the chunk budget and is indexed. The fake
+  embedder costs nothing: the time is extraction and chunking, not embedding.
 
     python -m bench.extract_tables [--out bench/results/extract_tables.md] [--cases csv,xlsx,bombs]
 
@@ -97,6 +104,51 @@ def big_xlsx(rows: int = 100_000) -> Path:
     return path
 
 
+def orders_xlsx(rows: int = 100_000) -> Path:
+    """bench/formats' generated order list: 100,000 rows x 4 columns."""
+    path = CACHE / f"orders_{rows}.xlsx"
+    if path.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    from openpyxl import Workbook
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("Bestellungen")
+    ws.append(["Bestellnummer", "Kunde", "Ort", "Betrag"])
+    for n in range(1, rows + 1):
+        ws.append([f"B{n:06d}", f"Kunde {n % 5000:04d}", ("Bonn", "Kiel", "Ulm")[n % 3], n % 997])
+    wb.save(path)
+    return path
+
+
+def ingest_child(path: str) -> dict[str, Any]:
+    """One document through the ingest pipeline's document path (fakes around it)."""
+    from tests.fakes.pipeline import BUCKET, make_rig
+
+    from chunkwise.extract import ExtractionError
+    from chunkwise.ingest.messages import ObjectChange
+    from chunkwise.models.counter import load_counter
+
+    rig = make_rig(load_counter())
+    key = "incoming/" + Path(path).name
+    data = Path(path).read_bytes()
+    rig.store.put(key, data)
+    del data
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        rig.pipeline.ingest(ObjectChange(BUCKET, key, raw_key=key))
+        outcome = f"indexed ({len(rig.index.stored):,} chunks)"
+    except ExtractionError as exc:
+        outcome = f"{type(exc).__name__}: {exc.reason}"[:220]
+    return {
+        "outcome": outcome,
+        "seconds": round(time.perf_counter() - t0, 2),
+        "cpu_seconds": round(time.process_time() - c0, 2),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "input_mb": round(Path(path).stat().st_size / 1e6, 1),
+    }
+
+
 def child(case: str, path: str) -> dict[str, Any]:
     """Run one case in this process; return its figures."""
     from chunkwise.extract import ExtractionError, ExtractLimits, extract
@@ -168,7 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.child is not None:
         case = args.child[0]
-        print(json.dumps(bombs_child() if case == "bombs" else child(case, args.child[1])))
+        if case == "bombs":
+            print(json.dumps(bombs_child()))
+        elif case.startswith("ingest-"):
+            print(json.dumps(ingest_child(args.child[1])))
+        else:
+            print(json.dumps(child(case, args.child[1])))
         return 0
     wanted = args.cases.split(",")
     rows = []
@@ -183,6 +240,14 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("xlsx-100k", _spawn(["--child", "xlsx-100k", str(big_xlsx())])))
     if "bombs" in wanted:
         rows.append(("bombs (7 formats x 5 kinds)", _spawn(["--child", "bombs"])))
+    if "ingest" in wanted:
+        for case, file in (
+            ("ingest-xlsx-100k", big_xlsx()),
+            ("ingest-xlsx-100k-4col", orders_xlsx()),
+            ("ingest-csv-200mb", big_csv()),
+            ("ingest-csv-16mb", big_csv(16 * 1000 * 1000)),
+        ):
+            rows.append((case, _spawn(["--child", case, str(file)])))
     table = [
         "| case | input | outcome | wall s | CPU s | peak RSS |",
         "| --- | --- | --- | --- | --- | --- |",

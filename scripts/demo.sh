@@ -5,10 +5,13 @@
 #     `chunkwise local up` (OPENSEARCH_URL / AWS_ENDPOINT_URL: use those instead), with
 #     names of its own (bucket, queues and index prefix chunkwise-demo*), so that it never
 #     touches the stack of a plain `chunkwise local up`
-#  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown); documents
+#  2. uploads English and German sample documents (PDF, DOCX, HTML, Markdown, a
+#     spreadsheet and a slide deck: tests/data/ersatzteile_de.xlsx, vortrag_de.pptx); documents
 #     an earlier run left in the bucket (CHUNKWISE_DEMO_KEEP=1) are deleted first
 #  3. runs the local runner (the ingest Lambda's own handler) until they are searchable
-#  4. asks a few questions and prints cited answers, and asks one with curl straight
+#  4. asks a few questions and prints cited answers (one about a row of the spreadsheet
+#     that lands on a later chunk of its table: the hit carries the table's header; one
+#     about a slide's table, cited by slide number), and asks one with curl straight
 #     to OpenSearch (the cluster embeds the question: ML Commons + loopback endpoint)
 #  5. uploads a revised document: only the new revision is returned
 #  6. deletes a document: it is gone from the results
@@ -81,6 +84,8 @@ DOCS = {
     "en/pricing 2026.docx": "pricing_en.docx",
     "de/Preise 2026.html": "preise_de.html",
     "de/Katalog Übersicht.pdf": "katalog_de_repeat.pdf",
+    "de/Ersatzteilliste 2026.xlsx": "ersatzteile_de.xlsx",
+    "de/Schulung Wartung KP-40.pptx": "vortrag_de.pptx",
 }
 
 
@@ -175,6 +180,28 @@ for question, evidence in (
         sys.exit(f"demo: the first hit for {question!r} does not hold {evidence!r}")
     out(f"   -> first hit holds the answer ({evidence!r})")
 ask("What does the Team plan cost per user?")
+
+out("\n== 4a/6 a spreadsheet row on a later chunk, and a slide")
+sheet = key("de/Ersatzteilliste 2026.xlsx")
+first = ask("Was kostet die Gleitringdichtung GD-4711 und wie lang ist die Lieferzeit?")[:1]
+if not first or first[0].citation.key != sheet or "GD-4711" not in first[0].citation.body:
+    sys.exit("demo: the first hit for GD-4711 is not its row in the spreadsheet")
+row_hit = first[0]
+if row_hit.chunk_index == 0 or "| Teilenummer |" not in row_hit.table_header:
+    sys.exit(f"demo: the GD-4711 row is chunk {row_hit.chunk_index} with header {row_hit.table_header!r}")
+row = next(line for line in row_hit.citation.body.splitlines() if "GD-4711" in line)
+out(f"   -> chunk {row_hit.chunk_index} of the table (not its first); the hit's table header:")
+out(f"      {row_hit.table_header.splitlines()[0]}")
+out(f"      {row}")
+deck = key("de/Schulung Wartung KP-40.pptx")
+first = ask("Wie oft muss die Gleitringdichtung gewartet werden?", 2,
+            SearchFilters(doc_ids=(make_doc_id(cfg.bucket, deck),)))[:1]
+c = first[0].citation if first else None
+if c is None or not (c.page_start or 0) <= 2 <= (c.page_end or c.page_start or 0) or "jährlich" not in c.body:
+    sys.exit("demo: the first hit in the deck does not cite slide 2's maintenance table")
+row = next(line for line in c.body.splitlines() if line.startswith("| Gleitringdichtung"))
+out(f"   -> slides {c.page_start}-{c.page_end} (a short deck packs into one chunk); slide 2's table row:")
+out(f"      {row}")
 ask("Was kostet der Schlafsack -5 °C in der Region Alpen?")
 
 out("\n== 4b/6 the same question asked with curl straight to OpenSearch (no chunkwise code)")

@@ -8,6 +8,10 @@
                                notes sheet and a hidden sheet
   preisliste_de.csv            a German Excel-style CSV export: Windows-1252, ';', CRLF, a
                                quoted multi-line cell, 60 rows
+  ersatzteile_de.xlsx          openpyxl: a German spare-parts list of 160 rows under a title
+                               and one header row (amounts as '#,##0.00 "€"'), several
+                               chunks long: `make demo` asks about a row of a later chunk
+                               (GD-4711) and shows that its hit carries the header
   preise_de.libreoffice.xls    preise_de.xlsx saved as Excel 97-2003 by LibreOffice (real
                                office output; only with --libreoffice, needs `soffice`)
 
@@ -92,6 +96,41 @@ def price_list_csv(rows: int = 60) -> bytes:
     return ("\r\n".join(lines) + "\r\n").encode("cp1252")
 
 
+PARTS_HEADER = ("Teilenummer", "Bezeichnung", "Passend für", "Preis netto", "Lieferzeit",
+                "Lagerort")  # fmt: skip
+_PARTS = ("Gleitringdichtung", "Laufrad", "Wellenhülse", "Kugellager", "O-Ring-Satz",
+          "Kupplungsstern", "Lagerdeckel", "Filtereinsatz")  # fmt: skip
+#: The row `make demo` asks about: well past the first chunk of the table.
+DEMO_ROW = ("GD-4711", "Gleitringdichtung SiC/SiC, verstärkt", "KP-80", 248.9,
+            "12 Arbeitstage", "Halle 3, Regal 14")  # fmt: skip
+
+
+def parts_list_xlsx(rows: int = 160, demo_at: int = 121) -> bytes:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.properties.created = wb.properties.modified = _FIXED
+    ws = wb.active
+    ws.title = "Ersatzteile"
+    ws.append(["Ersatzteilliste Kreiselpumpen 2026"])
+    ws.append(list(PARTS_HEADER))
+    rnd = random.Random(2026)
+    for i in range(rows):
+        if i == demo_at:
+            row: tuple[object, ...] = DEMO_ROW
+        else:
+            part = _PARTS[i % len(_PARTS)]
+            row = (f"{part[:2].upper()}-{1000 + i * 7}", f"{part} Typ {i % 12 + 1}",
+                   f"KP-{(20, 40, 60, 80)[i % 4]}", rnd.randint(300, 60_000) / 100,
+                   f"{rnd.randint(1, 15)} Arbeitstage",
+                   f"Halle {i % 4 + 1}, Regal {i % 30 + 1}")  # fmt: skip
+        ws.append(list(row))
+        ws.cell(row=ws.max_row, column=4).number_format = '#,##0.00 "€"'
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
 def libreoffice_xls(source: Path, target: Path) -> None:
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
@@ -112,6 +151,7 @@ def main() -> None:
     args = ap.parse_args()
     (DATA / "preise_de.xlsx").write_bytes(workbook_bytes())
     (DATA / "preisliste_de.csv").write_bytes(price_list_csv())
+    (DATA / "ersatzteile_de.xlsx").write_bytes(parts_list_xlsx())
     if args.libreoffice:
         libreoffice_xls(DATA / "preise_de.xlsx", DATA / "preise_de.libreoffice.xls")
 

@@ -49,6 +49,27 @@ def test_german_excel_export_in_cp1252_with_semicolons_and_multiline_cells() -> 
     assert result.text[table.end :] == "\n"
 
 
+def test_excel_export_with_multiplication_and_diameter_signs_reads_as_a_table() -> None:
+    """cp1252 with ×, Ø and „…“ (bench/formats' generated export): a ';' table, not refused."""
+    export = (
+        "Artikelnummer;Bezeichnung;Preis (€);Menge;Lieferdatum;Bemerkung\r\n"
+        'A-1001;Schraube M4 × 20, verzinkt;0,12;500;03.01.2024;\r\n'
+        "A-1002;Unterlegscheibe Ø 4,3;0,03;1.000;03.01.2024;Restposten\r\n"
+        'B-2001;Kabelbinder schwarz;4,95;20;15.02.2024;"Lieferung\r\nnur werktags"\r\n'
+        'C-3001;Lötzinn bleifrei;18,90;2;01.03.2024;"„Sn99Cu1“"\r\n'
+    )
+    result = extract(export.encode("cp1252"), filename="de-excel-export.csv")
+    assert result.report.format is DocFormat.CSV
+    assert result.report.encoding == "cp1252"
+    assert result.report.dialect is not None and "delimiter ';'" in result.report.dialect
+    lines = result.text.splitlines()
+    header = "| Artikelnummer | Bezeichnung | Preis (€) | Menge | Lieferdatum | Bemerkung |"
+    assert lines[0] == header
+    assert "| A-1002 | Unterlegscheibe Ø 4,3 | 0,03 | 1.000 | 03.01.2024 | Restposten |" in lines
+    row = "| B-2001 | Kabelbinder schwarz | 4,95 | 20 | 15.02.2024 | Lieferung nur werktags |"
+    assert row in lines
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
 def test_unicode_exports_with_a_byte_order_mark(encoding: str) -> None:
     text = "Name\tStadt\tUmsatz\nÄnne\tKöln\t1.000\nJörg\tWien\t2.500\n"

@@ -58,6 +58,39 @@ CASES: list[tuple[object, str, NumberLocale, str]] = [
 ]
 
 
+# What LibreOffice 7.4.7 shows (its "as shown" CSV export of an openpyxl workbook with
+# these codes, en-US), where chunkwise showed otherwise: the sign, empty sections,
+# conditions, a locale tag.
+AS_SHOWN: list[tuple[object, str, NumberLocale, str]] = [
+    # the minus of a one-section code is added only when a non-zero digit shows
+    (-0.004, "-0.00", E, "-0.00"),
+    (-0.004, '#,##0.00 "€"', E, "0.00 €"),
+    (-20.42, "-0.00", E, "--20.42"),  # and then beside the code's own minus, as Excel does
+    # an empty section shows nothing (the "hide zeros" idiom 0;-0;;@)
+    (-20.42, "0.00;;", E, ""),
+    (0, "0.00;;", E, ""),
+    (0, "0;-0;;@", E, ""),
+    (5, "0;-0;;@", E, "5"),
+    # a condition in a later section is tried before an unconditioned first section
+    (-20.42, "#,##0.00;[<0]-#,##0.00", E, "-20.42"),
+    (-20.42, '[>=100]"big" 0;[<0]"neg" 0;0', E, "neg 20"),
+    # a locale tag in the code names the month names
+    (datetime(2024, 3, 5), "[$-407]d. mmmm yyyy", E, "5. März 2024"),
+    (datetime(2024, 3, 5), "[$-409]mmmm d, yyyy", G, "March 5, 2024"),
+    # built-in format 22 is the locale's short date and the time, as format 14 is
+    (datetime(2024, 1, 7, 9, 5), "m/d/yy h:mm", G, "07.01.2024 9:05"),
+    # a date with a time format keeps the hour without a leading zero (h), as LibreOffice
+    (datetime(2024, 1, 7), "yyyy\\-mm\\-dd\\ h:mm:ss", E, "2024-01-07 0:00:00"),
+]
+
+
+@pytest.mark.parametrize("value,code,locale,shown", AS_SHOWN)
+def test_as_libreoffice_shows_it(
+    value: object, code: str, locale: NumberLocale, shown: str
+) -> None:
+    assert format_value(value, code, locale) == shown
+
+
 @pytest.mark.parametrize("value,code,locale,shown", CASES)
 def test_format_code(value: object, code: str, locale: NumberLocale, shown: str) -> None:
     assert format_value(value, code, locale) == shown

@@ -15,6 +15,7 @@ from chunkwise.extract import (
     extract,
 )
 from chunkwise.extract.model import sha256_text
+from chunkwise.extract.text import decode_text
 
 GERMAN = "Größe: 5 Mio. Euro für Änderungen, z. B. am 3. Oktober \u2013 „Übung“.\n"
 
@@ -59,6 +60,22 @@ def test_legacy_cp1252_german_accepted_with_warning() -> None:
     assert r.text == "Die Größe der Übung beträgt 5 €; Straße „Süd“.\n"
     assert r.report.encoding == "cp1252"
     assert any("Windows-1252" in w for w in r.report.warnings)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Schraube M4 × 20, verzinkt; 0,12 €",  # the multiplication sign between numbers
+        "Unterlegscheibe Ø 4,3; 0,03 €",  # the diameter sign alone before a number
+        "Teiler 10 ÷ 2; Rohr ø 12 mm",
+    ],
+)
+def test_cp1252_symbols_of_product_lists_decode(line: str) -> None:
+    """German Excel exports write ×, ÷ and the diameter sign Ø/ø between spaces: symbols,
+    not letters of a word, so the letter-next-to-letter rule must not refuse them."""
+    text, encoding = decode_text(f"Artikel;Bezeichnung\r\nA-1;{line}\r\n".encode("cp1252"))
+    assert encoding == "cp1252"
+    assert line in text
 
 
 def test_legacy_other_codepage_rejected() -> None:

@@ -611,3 +611,52 @@ def test_a_text_the_model_refuses_fails_only_its_document(counter: object) -> No
     assert [r.status for r in results] == ["indexed", "failed", "indexed"]
     assert isinstance(results[1].error, PermanentError)
     assert rig.index.live(make_doc_id(BUCKET, keys[0])) == {results[0].revision}
+
+
+def _sheet(rows: int) -> bytes:
+    import io
+
+    from openpyxl import Workbook
+
+    wb = Workbook(write_only=True)  # no <dimension>: the cells are counted in the XML
+    ws = wb.create_sheet("Artikel")
+    ws.append(["Nr", "Bezeichnung", "Ort", "Preis", "Menge"])
+    for i in range(rows):
+        ws.append([f"A-{i}", f"Pumpe {i}", "Bonn", i * 1.5, i % 7])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("incoming/artikel.xlsx", _sheet(3000)),
+        ("incoming/artikel.csv", b"".join(b"A-%d;Pumpe %d;Bonn;%d,50;3\r\n" % (i, i, i)
+                                          for i in range(3000))),
+    ],
+)  # fmt: skip
+def test_a_table_over_the_chunk_limit_is_refused_before_it_is_read(
+    counter: object, monkeypatch: pytest.MonkeyPatch, name: str, data: bytes
+) -> None:
+    import chunkwise.extract
+
+    rig = make_rig(counter, max_chunks_per_document=50)
+    rig.store.put(name, data)
+
+    def no_extraction(*a: object, **k: object) -> None:
+        raise AssertionError("extracted a table whose declared size is over the chunk limit")
+
+    monkeypatch.setattr(chunkwise.extract, "extract", no_extraction)
+    with pytest.raises(LimitExceeded) as e:
+        rig.pipeline.ingest(change(name))
+    assert e.value.limit == "max_chunks_per_document" and e.value.value == 50
+    assert "refused before it is read" in str(e.value)
+    assert rig.embedder.calls == [] and rig.artifacts.files == {}
+
+
+def test_a_table_under_the_estimate_is_read_and_checked_exactly(counter: object) -> None:
+    rig = make_rig(counter, max_chunks_per_document=50)
+    rig.store.put("incoming/klein.xlsx", _sheet(40))
+    rig.pipeline.ingest(change("incoming/klein.xlsx"))
+    assert rig.embedder.calls  # read, chunked and embedded

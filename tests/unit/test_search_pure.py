@@ -277,3 +277,16 @@ def test_client_and_server_fusion_break_ties_the_same_way() -> None:
         "rrf-server",
     )
     assert [h.id for h in client] == [h.id for h in server] == ["b", "a"]
+
+
+def test_a_table_hit_carries_its_table_header() -> None:
+    """A row chunk's header (stored with the chunk, not part of the cited body) comes
+    back with the hit, so a caller can show which column a cell is in."""
+    from chunkwise.search.hybrid import build_hit
+
+    header = "| Teilenummer | Preis netto |\n| --- | --- |"
+    src = {"doc_id": "d", "chunk_index": 10, "kind": "table", "body": "| GD-4711 | 248,90 € |",
+           "table_header": header, "source_key": "k", "revision": "r"}  # fmt: skip
+    assert build_hit({"_id": "x", "_source": src}, 1.0, "bm25").table_header == header
+    src.pop("table_header")
+    assert build_hit({"_id": "y", "_source": src}, 1.0, "bm25").table_header == ""

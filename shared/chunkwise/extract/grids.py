@@ -14,6 +14,12 @@ repeated by a merge (spreadsheets). Several header rows become the one header
 line, column by column, joined with " / " (`tables.combine_header_rows`, as
 for DOCX and HTML), so every row chunk carries all of it.
 
+Years as labels: a header row may name years ("2023", merged over "H1 | H2", or
+"Kennzahl | 2022 | 2023"), which look like numbers. Years in a leading row are
+labels when the columns below do not hold years, the row's years run left to
+right without going back, and there are two different ones, or the row is a group
+row over a text row (the sub-headings).
+
 A title: leading rows with one text over a table of three or more columns, in
 one cell or merged across the whole table ("Preisliste 2024" above the header),
 become the table's caption.
@@ -37,6 +43,7 @@ _NUMBER = re.compile(
 )
 _DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?")
 _TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+_YEAR = re.compile(r"(?:1[89]|2[01])\d\d")
 
 
 def looks_numeric(text: str) -> bool:
@@ -87,6 +94,52 @@ def _is_text_row(row: list[str], flags: list[bool], numeric_cols: set[int]) -> b
     return bool(filled) and not any(flags[i] for i in filled if i in numeric_cols)
 
 
+def _year(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if _YEAR.fullmatch(text) else None
+
+
+def _year_columns(grid: Grid, start: int) -> set[int]:
+    """Columns whose sample data are years (a "Jahr" column): a year there is data."""
+    counts: dict[int, list[int]] = {}
+    for row in grid.rows[start : start + SAMPLE_ROWS]:
+        for col, cell in enumerate(row):
+            if cell.strip():
+                seen = counts.setdefault(col, [0, 0])
+                seen[0] += _year(cell) is not None
+                seen[1] += 1
+    return {col for col, (years, filled) in counts.items() if years >= 0.6 * filled}
+
+
+def _is_year_label_row(grid: Grid, index: int, numeric_cols: set[int]) -> bool:
+    """A header row whose numbers are years naming the columns (see the module doc)."""
+    row, flags = grid.rows[index], grid.numeric[index]
+    year_cols = _year_columns(grid, index + 1)
+    years = []
+    for col, (cell, number) in enumerate(zip(row, flags, strict=True)):
+        if not cell.strip() or not number or col not in numeric_cols:
+            continue
+        year = _year(cell)
+        if year is None or col in year_cols:
+            return False
+        years.append(year)
+    if not years or years != sorted(years):
+        return False
+    if len(set(years)) >= 2:
+        return True
+    below = index + 1
+    return (
+        below < len(grid.rows) - 1
+        and _is_group_row(row)
+        and _is_text_row(grid.rows[below], grid.numeric[below], numeric_cols)
+    )
+
+
+def _is_header_row(grid: Grid, index: int, numeric_cols: set[int]) -> bool:
+    row, flags = grid.rows[index], grid.numeric[index]
+    return _is_text_row(row, flags, numeric_cols) or _is_year_label_row(grid, index, numeric_cols)
+
+
 def _is_group_row(row: list[str]) -> bool:
     """A header row over sub-headings: a label spans columns, written once or repeated."""
     cells = [c.strip() for c in row]
@@ -113,9 +166,9 @@ def _title_rows(grid: Grid, width: int) -> int:
 
 
 def _header_count(grid: Grid, start: int) -> int:
-    rows, flags = grid.rows, grid.numeric
+    rows = grid.rows
     numeric_cols = _numeric_columns(grid, start + 1)
-    if not _is_text_row(rows[start], flags[start], numeric_cols):
+    if not _is_header_row(grid, start, numeric_cols):
         return 0
     if not numeric_cols:
         filled = [c.strip() for c in rows[start] if c.strip()]
@@ -125,7 +178,7 @@ def _header_count(grid: Grid, start: int) -> int:
         count < MAX_HEADER_ROWS
         and start + count < len(rows) - 1
         and _is_group_row(rows[start + count - 1])
-        and _is_text_row(rows[start + count], flags[start + count], numeric_cols)
+        and _is_header_row(grid, start + count, numeric_cols)
     ):
         count += 1
     return count

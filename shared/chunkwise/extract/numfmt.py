@@ -16,7 +16,16 @@ Separators and names come from a `NumberLocale`: a format code is stored with
 viewer's locale. `workbook_locale` takes German when the workbook's codes say
 so (a ``-407``/``de-`` locale tag, a dotted ``dd.mm.yyyy`` date, an amount
 followed by ``€``) and English otherwise; built-in short dates (``mm-dd-yy``,
-format 14, which Excel shows as the system's short date) follow the locale too.
+format 14, which Excel shows as the system's short date, and 22, ``m/d/yy h:mm``)
+follow the locale too. A date code's own locale tag (``[$-407]``) names its months.
+
+Signs and sections as Excel and LibreOffice show them (checked against
+LibreOffice's "as shown" export): a one-section code puts a minus before a
+negative number only when a non-zero digit shows (``-0.004`` under ``0.00`` is
+``0.00``), beside any minus the code writes itself (``-0.00`` shows ``--20.42``,
+as Excel's ``TEXT`` does); a negative or zero section writes its own sign, and an
+empty one shows nothing (``0;-0;;@`` hides zeros); conditional sections are tried
+before an unconditioned one.
 """
 
 from __future__ import annotations
@@ -66,6 +75,7 @@ _ENGLISH_TAG = re.compile(r"\[\$[^\]]*-(?:409|809|c09|1009|en(?:-[a-z]{2})?)\]",
 _DOTTED_DATE = re.compile(r"d{1,2}\.m{1,2}\.y{2,4}", re.I)
 _AMOUNT_EURO = re.compile(r"[0#](?:\s|\\ |_.|\")*(?:\[\$)?€")
 _BUILTIN_SHORT_DATES = {"mm-dd-yy", "m/d/yy", "m/d/yyyy", "d/m/yyyy"}
+_BUILTIN_DATE_TIME = "m/d/yy h:mm"
 _DATE_TOKEN = re.compile(
     r"\[h+\]|\[m+\]|\[s+\]|yyyy|yy|y|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|ss|s|"
     r"am/pm|a/p|\.0+",
@@ -125,19 +135,34 @@ def _holds(condition: re.Match[str], value: float) -> bool:
     }[op]  # fmt: skip
 
 
+def _negative_only(condition: re.Match[str]) -> bool:
+    """A condition no number >= 0 meets ([<0], [<=-25]): its section writes the sign itself."""
+    op, limit = condition.group(1), float(condition.group(2))
+    return (op == "<" and limit <= 0) or (op in ("<=", "=") and limit < 0)
+
+
 def _pick_section(sections: tuple[str, ...], value: float) -> tuple[str, bool]:
-    """(section, whether the minus sign is the section's to write) for a number."""
-    conditions = [_CONDITION.search(s) for s in sections]
+    """(section, whether a minus sign goes before it) for a number.
+
+    Without conditions: positive;negative;zero, a negative or zero section writing its
+    own sign (an empty one shows nothing: ``0;-0;;@`` hides zeros); one section
+    takes every number and a negative one gets a minus. With conditions, the
+    sections that have one are tried in order, then the first that has none; the
+    minus is added unless the section's condition only holds for negative numbers.
+    """
+    numeric = sections[:3]
+    conditions = [_CONDITION.search(s) for s in numeric]
     if any(conditions):
-        for section, condition in zip(sections, conditions, strict=True):
-            if condition is None or _holds(condition, value):
-                return section, condition is None and value < 0 and section is not sections[0]
-        return sections[-1], False
-    if value < 0 and len(sections) >= 2 and sections[1].strip():
-        return sections[1], True
+        for section, condition in zip(numeric, conditions, strict=True):
+            if condition is not None and _holds(condition, value):
+                return section, value < 0 and not _negative_only(condition)
+        rest = [s for s, c in zip(numeric, conditions, strict=True) if c is None]
+        return (rest[0], value < 0) if rest else (numeric[-1], False)
+    if value < 0 and len(sections) >= 2:
+        return sections[1], False
     if value == 0 and len(sections) >= 3:
         return sections[2], False
-    return sections[0], False
+    return sections[0], value < 0
 
 
 # ----------------------------------------------------------------------------- literals
@@ -261,14 +286,16 @@ def _number_plan(section: str) -> tuple[str, int, str, int, int] | None:
     return (kind, code.count("%"), pattern, start, end)
 
 
-def _format_number(value: float, section: str, loc: NumberLocale) -> str:
+def _format_number(value: float, section: str, loc: NumberLocale) -> tuple[str, bool]:
+    """The section's text for ``abs(value)``, and whether it shows a non-zero digit
+    (Excel puts no minus before a negative number that shows as zero)."""
     plan = _number_plan(section)
     parts = _literal_parts(section)
     kind, percents, pattern, start, end = plan or ("text", 0, "", 0, 0)
     if kind == "general":
-        return _general(abs(value), loc)  # the sign is the caller's
+        return _general(abs(value), loc), value != 0
     if kind == "text":
-        return "".join(text for _, text in parts)
+        return "".join(text for _, text in parts), True
     value *= 100**percents
     if kind == "sci":
         number = _scientific(abs(value), pattern, loc)
@@ -286,7 +313,8 @@ def _format_number(value: float, section: str, loc: NumberLocale) -> str:
             if not (start <= pos < end):
                 out.append(text)
             pos += 1
-    return "".join(out).strip()
+    shows = any(ch in "123456789" for ch in number.partition("E")[0])
+    return "".join(out).strip(), shows
 
 
 # ----------------------------------------------------------------------------- dates
@@ -403,6 +431,16 @@ def _format_date(value: datetime | timedelta, section: str, loc: NumberLocale) -
 # ----------------------------------------------------------------------------- entry
 
 
+def _tagged_locale(section: str) -> NumberLocale | None:
+    """The locale a date code names itself (``[$-407]``, ``[$-409]``): its month and day
+    names, whatever the workbook's separators."""
+    if _GERMAN_TAG.search(section):
+        return GERMAN
+    if _ENGLISH_TAG.search(section):
+        return ENGLISH
+    return None
+
+
 def format_value(value: object, code: str | None, loc: NumberLocale = ENGLISH) -> str:
     """The text a spreadsheet shows for ``value`` under the format ``code``."""
     if value is None:
@@ -412,6 +450,8 @@ def format_value(value: object, code: str | None, loc: NumberLocale = ENGLISH) -
     code = code or "General"
     if code.lower() in _BUILTIN_SHORT_DATES:
         code = loc.short_date
+    elif code.lower() == _BUILTIN_DATE_TIME:
+        code = loc.short_date + " h:mm"  # format 22: the short date, as for 14, and the time
     sections = _split_sections(code)
     if isinstance(value, str):
         text_section = sections[3] if len(sections) > 3 else sections[0]
@@ -420,17 +460,20 @@ def format_value(value: object, code: str | None, loc: NumberLocale = ENGLISH) -
         return "".join(t for _, t in _literal_parts(text_section)).replace("@", value)
     moment = _as_datetime(value) if not isinstance(value, int | float) else None
     if isinstance(value, int | float):
-        section, _ = _pick_section(sections, float(value))
+        section, minus = _pick_section(sections, float(value))
+        if not section and len(sections) > 1:
+            return ""  # an empty section hides the value
         if _is_date_code(section):
             moment = _as_datetime(value)
-            return _format_date(moment, section, loc) if moment is not None else str(value)
-        number = _format_number(float(value), section, loc)
-        signed = value < 0 and len(sections) < 2 and not _CONDITION.search(section)
-        return "-" + number if signed and number.strip("0.,% ") else number
+            if moment is None:
+                return str(value)
+            return _format_date(moment, section, _tagged_locale(section) or loc)
+        number, shows = _format_number(float(value), section, loc)
+        return "-" + number if minus and shows else number
     if moment is not None:
         section = sections[0]
         if not _is_date_code(section):
             section = loc.short_date if isinstance(moment, datetime) and not (
                 moment.hour or moment.minute or moment.second) else loc.short_date + " hh:mm"
-        return _format_date(moment, section, loc)  # fmt: skip
+        return _format_date(moment, section, _tagged_locale(section) or loc)  # fmt: skip
     return str(value)

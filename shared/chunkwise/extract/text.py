@@ -10,7 +10,9 @@ silently corrupts every offset). A byte sequence is accepted as cp1252 when:
 it is not valid UTF-8, contains no C0 control bytes besides tab/newline/CR/FF,
 every byte decodes in cp1252, at most 30 % of the characters are non-ASCII,
 and every non-ASCII character is a Latin letter of Latin-1/cp1252 standing
-next to another letter, or one of a short list of typographic symbols. Random
+next to another letter, or one of a short list of typographic symbols (the
+multiplication and division signs among them, and Ø/ø, the diameter sign of
+German product lists, which stands alone: "Ø 4,3 mm", "M4 × 20"). Random
 binary and texts in other code pages (Cyrillic, Greek, ...) fail the rule and
 are rejected with UnsupportedEncoding.
 """
@@ -29,7 +31,9 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "utf-16-be"),
 )
 _ALLOWED_CONTROL = {0x09, 0x0A, 0x0C, 0x0D}
-_LEGACY_SYMBOLS = set("€‚„…†‡‰‹›‘’“”•–—™«»°§©®±µ¶·¹²³¼½¾£¥¢¿¡\u00a0ªº¦¨¯´¸¬")
+_LEGACY_SYMBOLS = set("€‚„…†‡‰‹›‘’“”•–—™«»°§©®±µ¶·¹²³¼½¾£¥¢¿¡\u00a0ªº¦¨¯´¸¬×÷")
+# Letters that also serve as a symbol on their own: the diameter sign ("Ø 4,3 mm").
+_STANDALONE_LETTERS = set("Øø")
 _LEGACY_LETTERS = {chr(c) for c in range(0xC0, 0x100)} - {"\u00d7", "\u00f7"} | set("ŠšŽžŒœŸƒ")
 _NEWLINES = re.compile(r"\r\n?|\f")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -50,7 +54,7 @@ def _looks_like_cp1252(text: str) -> bool:
         if count > limit:
             return False
         ch = match.group()
-        if ch in _LEGACY_SYMBOLS:
+        if ch in _LEGACY_SYMBOLS or ch in _STANDALONE_LETTERS:
             continue
         if ch not in _LEGACY_LETTERS:
             return False

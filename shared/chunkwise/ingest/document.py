@@ -200,6 +200,7 @@ class DocumentLoader:
             data = self.store.get_version(version.key, version.version_id)
         if len(data) > self.config.max_object_bytes:
             raise LimitExceeded("max_object_bytes", self.config.max_object_bytes, len(data))
+        self._check_table_extent(data, posixpath.basename(version.key))
         budget.check("extract")
         self.extractions[doc_id] = self.extractions.get(doc_id, 0) + 1
         with _timed(stages, "extract"):
@@ -248,6 +249,31 @@ class DocumentLoader:
         if left is None or left >= self.limits.max_seconds:
             return self.limits
         return self.limits.model_copy(update={"max_seconds": max(left, 0.001)})
+
+    def _check_table_extent(self, data: bytes, filename: str) -> None:
+        """Refuse, before it is read, a spreadsheet or CSV whose declared size
+        (extract/preflight.py) makes more chunks than the document may have: an
+        estimate with low figures (6 characters a cell, half of ``max_chars`` a chunk;
+        the 100,000 x 10 sheet of bench/extract_tables.py estimates 6,666 and makes
+        12,554), so what it refuses is over the limit; the rest is checked exactly
+        after chunking."""
+        from chunkwise.extract import LimitExceeded
+        from chunkwise.extract.preflight import MIN_CHARS_PER_CELL, estimated_chunks, table_extent
+
+        extent = table_extent(data, filename, self.limits)
+        if extent is None:
+            return
+        per_chunk = self.chunker_config.max_chars // 2
+        at_least = estimated_chunks(extent, per_chunk)
+        limit = self.config.max_chunks_per_document
+        if at_least > limit:
+            raise LimitExceeded(
+                "max_chunks_per_document",
+                limit,
+                at_least,
+                f"{extent.basis}: about {at_least:,} chunks or more (at {MIN_CHARS_PER_CELL} "
+                f"characters a cell, {per_chunk} a chunk), refused before it is read",
+            )
 
     def _check_text_size(self, text: str) -> None:
         """Refuse before chunking a text that cannot fit the chunk limit. Bodies cover

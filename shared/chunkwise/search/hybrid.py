@@ -346,6 +346,9 @@ class Hit(BaseModel):
     citation: Citation
     score: ScoreBreakdown
     text: str = Field(default="", repr=False)
+    #: A table chunk's header rows (GFM, with the separator row): context stored with
+    #: the chunk, not part of the cited body; "" for other chunks.
+    table_header: str = ""
     state: str = ""  # pending or live: the reader keeps what the document's head names
     #: The document's metadata attributes (key -> value, as its sidecar typed them);
     #: never its readers, which stay on the server.
@@ -430,6 +433,7 @@ def build_hit(
             knn=knn[0] if knn else None,
             knn_rank=knn[1] if knn else None,
         ),
+        table_header=str(src.get("table_header") or ""),
         state=str(src.get("state", "")),
         metadata=attributes_of(src),
     )

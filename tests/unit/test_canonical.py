@@ -80,9 +80,13 @@ def test_a_slide_anchor_is_a_page_anchor_that_ends_the_slide_before() -> None:
     title of slide 1 must not go on into an untitled slide 2 the way a PDF
     section goes on past a page break."""
     text = (
-        f"{slide_anchor(1)}\n\n### Agenda\n\n" + "Erstens, zweitens und drittens. " * 30
-        + f"\n\n{slide_anchor(2)}\n\n" + "Ein Bild ohne Titel und mit viel Text. " * 30
-        + f"\n\n{page_anchor(3)}\n\n" + "Noch mehr Text auf der dritten Seite. " * 30 + "\n"
+        f"{slide_anchor(1)}\n\n### Agenda\n\n"
+        + "Erstens, zweitens und drittens. " * 30
+        + f"\n\n{slide_anchor(2)}\n\n"
+        + "Ein Bild ohne Titel und mit viel Text. " * 30
+        + f"\n\n{page_anchor(3)}\n\n"
+        + "Noch mehr Text auf der dritten Seite. " * 30
+        + "\n"
     )
     assert page_number("Slide 12") == 12 and page_number("Folie 4") == 4
     assert is_slide_anchor("Slide 2") and not is_slide_anchor("Page 2")
@@ -94,6 +98,35 @@ def test_a_slide_anchor_is_a_page_anchor_that_ends_the_slide_before() -> None:
     assert list(by_page[2].heading_path) == ["Slide 2"]  # not "Slide 2 > Agenda"
     assert list(by_page[3].heading_path) == ["Page 3"]
     assert all(c.page_start == c.page_end for c in chunks)
+
+
+def test_a_title_only_slide_packed_with_the_next_cites_its_own_slide_too() -> None:
+    """A section slide (a title, no body) rides with the next slide's content; the
+    chunk's body opens with its anchor and title, so it cites that slide as well
+    (page_start was the next slide's: the headings' page was not counted)."""
+    long = " ".join(f"Dichtung {i} wird nach {i} Jahren getauscht." for i in range(40))
+    text = (
+        f"{slide_anchor(1)}\n\n### Überblick\n\n{long}\n\n"
+        f"{slide_anchor(2)}\n\n### Wartung\n\n"
+        f"{slide_anchor(3)}\n\n### Dichtungen\n\n{long}\n"
+    )
+    chunks = chunk_text(text, lang="de")
+    (opening,) = [c for c in chunks if c.body.startswith(slide_anchor(2))]
+    assert (opening.page_start, opening.page_end) == (2, 3)
+    for c in chunks:  # every slide whose anchor and title a body holds is cited
+        held = [n for _, n in page_anchors(c.body)]
+        assert c.page_start is not None and c.page_end is not None
+        assert all(c.page_start <= n <= c.page_end for n in held)
+
+
+def test_a_bare_page_anchor_before_the_next_page_is_not_a_page_of_text() -> None:
+    """An empty PDF page leaves only its anchor: a chunk opening with it cites the
+    page its text is on, not the empty one (a title is text of its page, an anchor
+    alone is not)."""
+    long = " ".join(f"Zeile {i} der ersten Seite nennt den Preis {i}." for i in range(60))
+    text = f"{page_anchor(1)}\n\n{long}\n\n{page_anchor(2)}\n\n{page_anchor(3)}\n\n{long}\n"
+    (opening,) = [c for c in chunk_text(text, lang="de") if c.body.startswith(page_anchor(2))]
+    assert (opening.page_start, opening.page_end) == (3, 3)
 
 
 def test_a_chunk_merged_across_slides_is_in_neither_slides_sections() -> None:

@@ -38,6 +38,9 @@ class Atom:
     table_header: Span | None = None
     # First atom of its block: a paragraph boundary, where a chunk past the soft target closes.
     starts_block: bool = False
+    # The page the atom's leading headings open on, when it is not its content's: a
+    # slide title with no body of its own, or a heading at the foot of a page.
+    lead_page: int | None = None
 
 
 @dataclass(slots=True)
@@ -74,6 +77,7 @@ class Plan:
     caption: bool
     starts_section: bool
     pieces: list[Span]  # spans to count; their sum is the block's count
+    lead_page: int | None = None  # page at `start` when the leading headings began earlier
 
 
 @dataclass(slots=True)

@@ -24,12 +24,15 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
     stack: list[Frame] = []
     page: int | None = None
     pending: int | None = None
+    pending_page: int | None = None  # the page of the first pending heading that is text
     table_id = 0
     plans: list[Plan] = []
     for position, block in enumerate(blocks):
         if block.type is BlockType.HEADING:
             page = _push_heading(stack, block, page)
             pending = block.start if pending is None else pending
+            if pending_page is None and page_number(block.heading_title) is None:
+                pending_page = page  # a title is text of its page; a bare anchor is not
             continue
         start = pending if pending is not None else block.start
         table_id += block.type in TABLES
@@ -38,14 +41,25 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
             _name_headerless(doc.text, blocks[position + 1], block)
         section = _section(stack, page, doc.lang_at(start))
         pieces = count_plan(doc, block, start)
-        plans.append(Plan(block, start, section, table_id, caption, pending is not None, pieces))
-        pending = None
+        lead = _lead_page(pending, pending_page, page)
+        plans.append(
+            Plan(block, start, section, table_id, caption, pending is not None, pieces, lead)
+        )
+        pending = pending_page = None
     if pending is not None:  # trailing heading(s) without content
         tail = Block(BlockType.PARAGRAPH, pending, blocks[-1].end)
         section = _section(stack, page, doc.lang_at(pending))
         pieces = count_plan(doc, tail, pending)
-        plans.append(Plan(tail, pending, section, table_id, False, True, pieces))
+        lead = _lead_page(pending, pending_page, page)
+        plans.append(Plan(tail, pending, section, table_id, False, True, pieces, lead))
     return plans
+
+
+def _lead_page(pending: int | None, pending_page: int | None, page: int | None) -> int | None:
+    """The page the leading headings opened on, when their content is on a later one."""
+    if pending is None or pending_page is None or pending_page == page:
+        return None
+    return pending_page
 
 
 def _push_heading(stack: list[Frame], block: Block, page: int | None) -> int | None:

@@ -220,6 +220,7 @@ def atomize(doc: Document, plans: list[Plan]) -> list[Atom]:
                 atom.table_id = plan.table_id + 1
         new[0].starts_section = plan.starts_section
         new[0].starts_block = True
+        new[0].lead_page = plan.lead_page
         atoms.extend(new)
     return atoms
 

@@ -76,6 +76,12 @@ def stack_up(
         default_endpoint, default_opensearch = service_urls()
         cfg.endpoint = cfg.endpoint or default_endpoint
         cfg.opensearch_url = cfg.opensearch_url or default_opensearch
+    # First: the stack's environment names the issuer (mode groups needs it).
+    issuer = step("local issuer", lambda: setup_issuer(cfg))
+    say(
+        f"local token issuer {issuer.issuer} (audience {issuer.audience}, keys in "
+        f"{issuer.directory}); access control: {cfg.access_control}"
+    )
     apply_env(cfg.env())
     say(f"bucket s3://{cfg.bucket} (versioning on), queue {cfg.queue} -> DLQ {cfg.dlq}")
     created = step("bucket and queues", lambda: create_resources(cfg))
@@ -87,12 +93,6 @@ def stack_up(
         f"{info['write_alias']}, {info['embedder']} {info['dimension']}d, "
         f"search pipeline {info['search_pipeline'] or 'client-side fusion'})"
     )
-    issuer = step("local issuer", lambda: setup_issuer(cfg))
-    say(
-        f"local token issuer {issuer.issuer} (audience {issuer.audience}, keys in "
-        f"{issuer.directory}); access control: {cfg.access_control}"
-    )
-    apply_env(cfg.env())
     plan = step("reconcile index with bucket", lambda: reconcile_documents(cfg))
     for note in plan.notes():
         say(note)

@@ -3,8 +3,9 @@ while readers, revisions and existence change (bench/acl_leak.py at small scale:
 groups, 20 documents, 200 queries through the query function's handler, `chunkwise
 search`'s code path and the library; samdocs/metadata-and-access.md for the judge).
 
-Dropping the access clause from the query (`chunkwise.adapters.opensearch.search.restrict`
-returning the filters unchanged) makes this test fail with leaks on every path."""
+Dropping the access clause from the query (`SearchFilters.clauses` in
+chunkwise/search/hybrid.py leaving `self.access` out: the one place both legs of every
+path take it from) makes this test fail with leaks on every path."""
 
 from __future__ import annotations
 

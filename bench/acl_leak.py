@@ -599,11 +599,15 @@ def leak_phase(
     in_flight: int,
     pause: float,
     progress: Callable[[int], None] | None = None,
+    max_seconds: float | None = None,
 ) -> LeakResult:
+    """``queries`` queries, or as many as ``max_seconds`` allow (the count says which)."""
     counts = {p: PathCount() for p in PATHS}
     t_start = time.monotonic()
     with Mutator(bench, in_flight, pause) as mutator:
         for i in range(queries):
+            if max_seconds is not None and time.monotonic() - t_start > max_seconds:
+                break
             path = PATHS[i % len(PATHS)]
             subject, groups = bench.identity()
             query = bench.query_text()
@@ -752,6 +756,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pause", type=float, default=0.25, help="seconds between changes")
     ap.add_argument("--removals", type=int, default=20)
     ap.add_argument("--seed", type=int, default=24)
+    ap.add_argument(
+        "--query-seconds",
+        type=float,
+        default=None,
+        help="stop querying after this long (the table counts the queries asked)",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS / "acl_leak.md")
     args = ap.parse_args(argv)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
@@ -769,7 +779,15 @@ def main(argv: list[str] | None = None) -> int:
             if i % 250 == 0:
                 print(f"acl_leak: {i}/{args.queries} queries", file=sys.stderr, flush=True)
 
-        result = leak_phase(bench, args.queries, args.k, args.in_flight, args.pause, progress)
+        result = leak_phase(
+            bench,
+            args.queries,
+            args.k,
+            args.in_flight,
+            args.pause,
+            progress,
+            max_seconds=args.query_seconds,
+        )
         removals = removal_phase(bench, args.removals)
         runner_errors = poller.errors
 
@@ -813,17 +831,25 @@ def report(
     hidden = [r.hidden for r in removals]
     applied = [r.applied for r in removals]
     ops = ", ".join(f"{k} {v}" for k, v in sorted(result.ops.items()))
+    asked = sum(c.queries for c in result.counts.values())
+    cut = (
+        f" (of {args.queries}: stopped by --query-seconds {args.query_seconds:.0f})"
+        if asked < args.queries
+        else ""
+    )
     lines = [
         "# Access-control leak test (bench/acl_leak.py)",
         "",
         f"`python -m bench.acl_leak --groups {args.groups} --docs {args.docs} --queries "
         f"{args.queries} --k {args.k} --in-flight {args.in_flight} --removals {args.removals} "
-        f"--seed {args.seed}`; local stack (OpenSearch 2.19.1 node, LocalStack S3/SQS, the "
+        f"--seed {args.seed}"
+        + (f" --query-seconds {args.query_seconds:.0f}" if args.query_seconds else "")
+        + "`; local stack (OpenSearch 2.19.1 node, LocalStack S3/SQS, the "
         f"ingest handler in-process), {platform.machine()}, {os.cpu_count()} cores shared "
         f"with other users; {time.strftime('%Y-%m-%d', time.gmtime())}.",
         "",
         f"{args.docs} documents, {args.groups} groups, indexed in {indexed:.0f} s; "
-        f"{args.queries} queries in {result.seconds:.0f} s while {sum(result.ops.values())} "
+        f"{asked} queries{cut} in {result.seconds:.0f} s while {sum(result.ops.values())} "
         f"changes went through the ingest path ({ops}); each change applied after p50 "
         f"{pct(waits, 50):.2f} s, p95 {pct(waits, 95):.2f} s (S3 write to the index "
         f"showing only the new state); {result.unapplied} not applied at the end; "

@@ -98,6 +98,17 @@ def test_search_as_refuses_when_another_issuer_is_configured(checkout: Path) -> 
         search_as(_args(as_subject="alice", groups="hr"))
 
 
+def test_search_as_refuses_keys_other_than_the_configured_ones(
+    checkout: Path, tmp_path: Path
+) -> None:
+    cfg = config.StackConfig(access_control="groups")
+    stack.setup_issuer(cfg)
+    export_env(cfg.env())
+    other = tmp_path / "other-issuer"
+    with pytest.raises(ConfigError, match="other keys"):
+        search_as(_args(as_subject="alice", groups="hr", issuer_dir=other))
+
+
 def test_a_token_of_a_foreign_key_is_refused(checkout: Path, tmp_path: Path) -> None:
     cfg = config.StackConfig(access_control="groups")
     stack.setup_issuer(cfg)

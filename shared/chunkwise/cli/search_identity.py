@@ -109,6 +109,12 @@ def _mint_and_verify(args: argparse.Namespace, settings: AccessSettings) -> Iden
             f"--as mints tokens of the local test issuer ({issuer.issuer}), and "
             f"CHUNKWISE_JWT_ISSUER names another ({settings.jwt_issuer}): use --token"
         )
+    jwks = settings.jwt_jwks_file
+    if settings.jwt_issuer and (jwks is None or jwks.resolve() != issuer.jwks_path.resolve()):
+        raise ConfigError(
+            f"--as mints with the keys in {issuer.directory}, and CHUNKWISE_JWT_JWKS_FILE "
+            f"names other keys ({jwks or settings.jwt_jwks_url}): its tokens would not verify"
+        )
     audience = settings.jwt_audience or issuer.audience
     extra = {"client_id": audience} if settings.jwt_audience_claim == "client_id" else None
     token = issuer.mint(

@@ -12,7 +12,9 @@
 #  4. asks a few questions and prints cited answers (one about a row of the spreadsheet
 #     that lands on a later chunk of its table: the hit carries the table's header; one
 #     about a slide's table, cited by slide number), and asks one with curl straight
-#     to OpenSearch (the cluster embeds the question: ML Commons + loopback endpoint)
+#     to OpenSearch (the cluster embeds the question: ML Commons + loopback endpoint);
+#     a document only the group hr reads: a filtered `chunkwise search` as alice (hr)
+#     finds it, the same as bob (sales) does not (tokens of the local issuer)
 #  5. uploads a revised document: only the new revision is returned
 #  6. deletes a document: it is gone from the results
 #  7. stops what it started (CHUNKWISE_DEMO_KEEP=1 leaves the stack running to explore)
@@ -234,6 +236,40 @@ if cfg.query_model_id:
         f"{cfg.query_model_id}, fused by the read alias' default search pipeline)")
 else:
     out("   skipped: this cluster has no ML Commons query model (see chunkwise local up)")
+
+def access_control_demo() -> None:
+    """A document only the group hr reads (its sidecar's readers), found by a filtered
+    query as alice (hr) and not as bob (sales): `chunkwise search --as`, whose token the
+    local issuer of `chunkwise local up` signs and the query path's verifier checks."""
+    import shlex
+
+    out("\n== 4c/6 access control: one document, two identities")
+    doc = key("hr/salary bands 2026.md")
+    readers = {"metadataAttributes": {"department": "hr", "chunkwise_readers": ["hr"]}}
+    s3.put_object(Bucket=cfg.bucket, Key=doc + ".metadata.json", Body=json.dumps(readers).encode())
+    text = ("# Salary bands 2026\n\nThe salary band for a senior engineer is 78,000 to "
+            "96,000 EUR a year; band reviews take place every March.\n")
+    revs[doc] = s3.put_object(Bucket=cfg.bucket, Key=doc, Body=text.encode())["VersionId"]
+    out(f"   s3://{cfg.bucket}/{doc} with readers [\"hr\"] in {doc.rsplit('/', 1)[1]}.metadata.json")
+    wait_live({doc: revs[doc]})  # its first state already has the sidecar (uploaded first)
+    dept = '{"equals": {"key": "department", "value": "hr"}}'
+    seen = {}
+    for who, groups in (("alice", "hr"), ("bob", "sales")):
+        argv = ["search", "salary band senior engineer", "--k", "3", "--filter", dept,
+                "--as", who, "--groups", groups]
+        out(f"\n   $ chunkwise {shlex.join(argv)}")
+        run = subprocess.run([".venv/bin/chunkwise", *argv], capture_output=True, text=True)
+        for line in (run.stderr + run.stdout).splitlines():
+            out(f"   {line}")
+        if run.returncode != 0:
+            sys.exit(f"demo: chunkwise search as {who} failed (exit {run.returncode})")
+        seen[who] = doc in run.stdout
+    out(f"\n   alice (hr) sees {doc}: {seen['alice']}; bob (sales): {seen['bob']}")
+    if not seen["alice"] or seen["bob"]:
+        sys.exit("demo: the hr document must be seen by alice and not by bob")
+
+
+access_control_demo()
 
 out("\n== 5/6 revised document: only the new revision is returned")
 manual = key("en/X17 pump manual.md")

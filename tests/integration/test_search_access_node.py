@@ -27,11 +27,11 @@ from chunkwise.access import AccessMode, AccessPolicy, Identity
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.query_model import delete_query_model
 from chunkwise.adapters.opensearch.search import Searcher
-from chunkwise.cli.local_issuer import LocalIssuer
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
 from chunkwise.localstack import embed_endpoint
+from chunkwise.localstack.issuer import LocalIssuer
 from chunkwise.metadata import translate
 from chunkwise.search.hybrid import Hit, SearchFilters
 from chunkwise.settings import Settings

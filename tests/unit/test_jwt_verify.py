@@ -1,5 +1,5 @@
 """Bearer-token verification (chunkwise.adapters.jwt) with the local test issuer
-(chunkwise.cli.local_issuer): every way a token is refused, each its own test. The
+(chunkwise.localstack.issuer): every way a token is refused, each its own test. The
 only I/O is the issuer's key files under pytest's tmp_path."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from chunkwise.adapters.jwt import (
     UrlKeySource,
     bearer_token,
 )
-from chunkwise.cli.local_issuer import KEY_FILE, LocalIssuer
 from chunkwise.errors import ConfigError, TransientError
+from chunkwise.localstack.issuer import KEY_FILE, LocalIssuer
 
 
 @pytest.fixture

@@ -24,9 +24,9 @@ from typing import Any
 import jwt
 import pytest
 
-from chunkwise.cli.local_issuer import LocalIssuer
 from chunkwise.errors import ConfigError
 from chunkwise.localstack.emulator import LocalContext
+from chunkwise.localstack.issuer import LocalIssuer
 from chunkwise.metadata import DocumentMetadata, document_fields
 from chunkwise.metadata.model import AttributeType, AttributeValue
 from chunkwise.search.hybrid import Hit, SearchFilters, build_hit

@@ -2,13 +2,16 @@
 
     chunkwise local up [--bucket B] [--queue Q] [--index-prefix P]
                        [--visibility-timeout S] [--max-receive-count N]
+                       [--access-control none|groups] [--admin-group G]
         starts OpenSearch (tools/opensearch/opensearch.sh) and LocalStack
         (scripts/localstack.sh) unless OPENSEARCH_URL / AWS_ENDPOINT_URL name another
         stack; creates the versioned bucket, the ingest queue + DLQ, the bucket
         notification, the index generation, aliases and search pipeline; brings the
         index in line with the bucket (samdocs/local-stack.md: one lifetime for the
         local state) and says what it did; starts the loopback embedding endpoint and
-        registers it as the cluster's query model; writes .local/chunkwise-local.json
+        registers it as the cluster's query model; makes the local test issuer (once,
+        keys in .local/issuer) whose tokens the stack's query function accepts
+        (`chunkwise search --as alice --groups hr`); writes .local/chunkwise-local.json
     chunkwise local run [--workers N] [--until-idle S] [--max-seconds S]
         polls the queue and calls the SAME handler as the ingest Lambda
         (functions/ingest/app.py) with SQS-shaped events (chunkwise.localstack.emulator)
@@ -63,6 +66,13 @@ def _stack_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--visibility-timeout", type=int, default=d.visibility_timeout)
     p.add_argument("--max-receive-count", type=int, default=d.max_receive_count)
     p.add_argument("--region", default=env.aws_default_region or d.region)
+    p.add_argument(
+        "--access-control",
+        choices=["none", "groups"],
+        default=d.access_control,
+        help="the query path's mode (groups: tokens of the local issuer, readers filter)",
+    )
+    p.add_argument("--admin-group", default=d.admin_group, help="the group that reads everything")
 
 
 def _local_parser() -> argparse.ArgumentParser:
@@ -131,6 +141,8 @@ def _local_up(args: argparse.Namespace) -> int:
         visibility_timeout=args.visibility_timeout,
         max_receive_count=args.max_receive_count,
         region=args.region,
+        access_control=args.access_control,
+        admin_group=args.admin_group,
     )
     up_and_save(cfg)
     say(f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`")

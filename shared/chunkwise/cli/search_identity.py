@@ -1,12 +1,14 @@
 """Who `chunkwise search` searches as: a bearer token, verified exactly as the query
 function verifies it, or (development only) a token minted on the spot by the local
-test issuer (`chunkwise.cli.local_issuer`) for ``--as SUBJECT --groups a,b``.
+test issuer (`chunkwise.localstack.issuer`) for ``--as SUBJECT --groups a,b``.
 
     --token T               verified against CHUNKWISE_JWT_* (issuer, audience, JWKS),
                             or, when no issuer is configured, the local test issuer's keys
     --as alice --groups legal,staff
-                            the local issuer (keys in --issuer-dir, made on first use)
-                            mints a token, and the same verifier checks it
+                            the local issuer (keys in --issuer-dir, made by `chunkwise
+                            local up` or on first use) mints a token, and the verifier
+                            of CHUNKWISE_JWT_* checks it (the local stack's environment
+                            names the local issuer), else the local issuer's own
 
 With either, the search runs in access mode ``groups`` (the admin group from
 ``--admin-group`` or CHUNKWISE_ADMIN_GROUP); without, in the configured mode, where
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from chunkwise.access import AccessMode, AccessPolicy, Identity
 from chunkwise.errors import ConfigError
-from chunkwise.localstack.config import repo_root
+from chunkwise.localstack.config import issuer_dir
 from chunkwise.settings import AccessSettings, load_settings
 
 
@@ -72,12 +74,12 @@ def search_as(args: argparse.Namespace) -> SearchAs:
 
 
 def _issuer_dir(given: Path | None) -> Path:
-    return given or repo_root() / ".local" / "issuer"
+    return given or issuer_dir()
 
 
 def _verify(token: str, settings: AccessSettings, issuer_dir: Path | None) -> Identity:
     from chunkwise.adapters.jwt import TokenVerifier
-    from chunkwise.cli.local_issuer import LocalIssuer
+    from chunkwise.localstack.issuer import LocalIssuer
     from chunkwise.wiring.query import jwt_config
 
     if settings.jwt_issuer:
@@ -93,11 +95,36 @@ def _verify(token: str, settings: AccessSettings, issuer_dir: Path | None) -> Id
 
 
 def _mint_and_verify(args: argparse.Namespace, settings: AccessSettings) -> Identity:
+    """A token of the local issuer for ``--as``, verified as the query function of these
+    settings would verify it (their issuer must then be the local one)."""
     from chunkwise.adapters.jwt import TokenVerifier
-    from chunkwise.cli.local_issuer import LocalIssuer
+    from chunkwise.localstack.issuer import LocalIssuer
+    from chunkwise.wiring.query import jwt_config
 
     issuer = LocalIssuer.create(_issuer_dir(args.issuer_dir))
     groups = [g for g in str(args.groups or "").split(",") if g]
     claim = settings.jwt_groups_claim
-    token = issuer.mint(args.as_subject, groups, groups_claim=claim, ttl_seconds=300)
+    if settings.jwt_issuer and settings.jwt_issuer != issuer.issuer:
+        raise ConfigError(
+            f"--as mints tokens of the local test issuer ({issuer.issuer}), and "
+            f"CHUNKWISE_JWT_ISSUER names another ({settings.jwt_issuer}): use --token"
+        )
+    jwks = settings.jwt_jwks_file
+    if settings.jwt_issuer and (jwks is None or jwks.resolve() != issuer.jwks_path.resolve()):
+        raise ConfigError(
+            f"--as mints with the keys in {issuer.directory}, and CHUNKWISE_JWT_JWKS_FILE "
+            f"names other keys ({jwks or settings.jwt_jwks_url}): its tokens would not verify"
+        )
+    audience = settings.jwt_audience or issuer.audience
+    extra = {"client_id": audience} if settings.jwt_audience_claim == "client_id" else None
+    token = issuer.mint(
+        args.as_subject,
+        groups,
+        groups_claim=claim,
+        audience=audience,
+        ttl_seconds=300,
+        extra_claims=extra,
+    )
+    if settings.jwt_issuer:
+        return TokenVerifier(jwt_config(settings)).verify(token)
     return TokenVerifier(issuer.verifier_config(groups_claim=claim)).verify(token)

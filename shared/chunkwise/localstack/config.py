@@ -35,6 +35,12 @@ def state_path() -> Path:
     return repo_root() / ".local" / "chunkwise-local.json"
 
 
+def issuer_dir() -> Path:
+    """Where the local test issuer keeps its keys (`chunkwise.localstack.issuer`): one
+    issuer per checkout, shared by every stack of it."""
+    return repo_root() / ".local" / "issuer"
+
+
 def say(msg: str) -> None:
     print(f"chunkwise local: {msg}", file=sys.stderr, flush=True)
 
@@ -77,6 +83,16 @@ class StackConfig:
     # `neural` queries with (empty: the cluster has no ML Commons, or a Bedrock embedder).
     embed_url: str = ""
     query_model_id: str = ""
+    # Access control of the query path: "groups" verifies callers' tokens (the local
+    # issuer's, below) and filters by readers; "none" (default) searches everything.
+    access_control: str = "none"
+    admin_group: str = "admins"
+    # The local test issuer whose tokens the stack's query function accepts (made by
+    # `up` under .local/issuer; samdocs/metadata-and-access.md, "The local test issuer").
+    jwt_issuer: str = ""
+    jwt_audience: str = ""
+    jwt_jwks_file: str = ""
+    jwt_groups_claim: str = "groups"
     started: list[str] = field(default_factory=list)
 
     @classmethod
@@ -104,6 +120,27 @@ class StackConfig:
             "CHUNKWISE_ARTIFACTS_PREFIX": self.artifacts_prefix,
             "CHUNKWISE_INDEX_PREFIX": self.index_prefix,
             "CHUNKWISE_QUEUE_URL": self.queue_url,
+            # Mode "none" is the settings' default: neither it nor the admin group is
+            # exported then, so they never override what is set outside.
+            "CHUNKWISE_ACCESS_CONTROL": "groups" if self.groups_mode else "",
+            "CHUNKWISE_ADMIN_GROUP": self.admin_group if self.groups_mode else "",
+            **self.issuer_env(),
+        }
+
+    @property
+    def groups_mode(self) -> bool:
+        return self.access_control == "groups"
+
+    def issuer_env(self) -> dict[str, str]:
+        """How the stack's query function verifies tokens (empty before `up` made the
+        issuer)."""
+        if not self.jwt_issuer:
+            return {}
+        return {
+            "CHUNKWISE_JWT_ISSUER": self.jwt_issuer,
+            "CHUNKWISE_JWT_AUDIENCE": self.jwt_audience,
+            "CHUNKWISE_JWT_JWKS_FILE": self.jwt_jwks_file,
+            "CHUNKWISE_JWT_GROUPS_CLAIM": self.jwt_groups_claim,
         }
 
     def started_by_up(self, service: str) -> None:

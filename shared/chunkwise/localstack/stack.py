@@ -18,6 +18,7 @@ from chunkwise.errors import ChunkwiseError
 from chunkwise.localstack.config import (
     StackConfig,
     apply_env,
+    issuer_dir,
     load_state,
     save_state,
     say,
@@ -30,6 +31,7 @@ from chunkwise.localstack.index_setup import (
     setup_index,
     setup_query_model,
 )
+from chunkwise.localstack.issuer import LocalIssuer
 from chunkwise.localstack.resources import create_resources, delete_bucket_and_queues
 from chunkwise.localstack.services import ALL_SERVICES, start_services, stop_services
 from chunkwise.settings import export_env, preserved_environment
@@ -74,6 +76,12 @@ def stack_up(
         default_endpoint, default_opensearch = service_urls()
         cfg.endpoint = cfg.endpoint or default_endpoint
         cfg.opensearch_url = cfg.opensearch_url or default_opensearch
+    # First: the stack's environment names the issuer (mode groups needs it).
+    issuer = step("local issuer", lambda: setup_issuer(cfg))
+    say(
+        f"local token issuer {issuer.issuer} (audience {issuer.audience}, keys in "
+        f"{issuer.directory}); access control: {cfg.access_control}"
+    )
     apply_env(cfg.env())
     say(f"bucket s3://{cfg.bucket} (versioning on), queue {cfg.queue} -> DLQ {cfg.dlq}")
     created = step("bucket and queues", lambda: create_resources(cfg))
@@ -94,6 +102,15 @@ def stack_up(
             f"via {cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid by RRF"
         )
     return cfg
+
+
+def setup_issuer(cfg: StackConfig) -> LocalIssuer:
+    """The checkout's local test issuer (made once, loaded after), named in ``cfg`` so the
+    stack's environment has the query function accept its tokens."""
+    issuer = LocalIssuer.create(issuer_dir())
+    cfg.jwt_issuer, cfg.jwt_audience = issuer.issuer, issuer.audience
+    cfg.jwt_jwks_file = str(issuer.jwks_path)
+    return issuer
 
 
 def up_and_save(cfg: StackConfig) -> StackConfig:

@@ -1,8 +1,10 @@
 """The local stack's test issuer: a key pair, its JWKS, and tokens for any identity.
 
-Development only (it lives under cli/, which no Lambda package carries): on AWS the
-tokens come from the real identity provider (Amazon Cognito or any OIDC issuer). The
-local stack's query path verifies these tokens with the same code as on AWS
+Development only (it lives in the local stack's library, which no Lambda package
+carries): on AWS the tokens come from the real identity provider (Amazon Cognito or any
+OIDC issuer). `chunkwise local up` makes it (`chunkwise.localstack.stack.setup_issuer`,
+keys in .local/issuer) and names it in the stack's environment (CHUNKWISE_JWT_*), so
+the local query path verifies these tokens with the same code as on AWS
 (`chunkwise.adapters.jwt.TokenVerifier`, the JWKS read from ``jwks.json`` here).
 
     issuer = LocalIssuer.create(Path(".local/issuer"))       # or .load(); keys made once
@@ -20,7 +22,9 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import stat
+import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -56,21 +60,29 @@ class LocalIssuer:
     def create(
         cls, directory: Path, *, issuer: str = DEFAULT_ISSUER, audience: str = DEFAULT_AUDIENCE
     ) -> LocalIssuer:
-        """The issuer in ``directory``: loaded if its key exists there, else made."""
+        """The issuer in ``directory``: loaded if its key exists there, else made. Made
+        in a temporary directory renamed into place, so processes that create it at
+        the same time (test workers, benchmarks) all end with the same one key."""
         if (directory / KEY_FILE).exists():
             return cls.load(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
         key = ec.generate_private_key(ec.SECP256R1())
         pem = key.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
-        _write_private(directory / KEY_FILE, pem)
+        _write_private(tmp / KEY_FILE, pem)
         public = public_jwk(key.public_key())
-        (directory / JWKS_FILE).write_text(json.dumps({"keys": [public]}, indent=2) + "\n")
+        (tmp / JWKS_FILE).write_text(json.dumps({"keys": [public]}, indent=2) + "\n")
         info = {"issuer": issuer, "audience": audience, "kid": public["kid"]}
-        (directory / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
+        (tmp / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
+        try:
+            tmp.rename(directory)  # atomic; refused when another process was first
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return cls.load(directory)
         return cls(directory, issuer, audience, str(public["kid"]), key)
 
     @classmethod

@@ -161,14 +161,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
-    from chunkwise.cli.local import (
-        DEFAULT_ENDPOINT,
-        DEFAULT_OPENSEARCH,
-        Runner,
-        StackConfig,
-        delete_resources,
-        stack_up,
-    )
+    from chunkwise.localstack.config import DEFAULT_ENDPOINT, DEFAULT_OPENSEARCH, StackConfig
+    from chunkwise.localstack.emulator import Runner
+    from chunkwise.localstack.stack import delete_resources, stack_up
     from chunkwise.index.names import IndexNames, make_doc_id
     from chunkwise.search.hybrid import SearchFilters
 
@@ -376,7 +371,7 @@ def write_results(
         f"Python {platform.python_version()}",
         f"- S3/SQS: {emulator}; OpenSearch {client.info()['version']['number']} "
         "(single local node, refresh interval 1 s)",
-        "- ingest: the Lambda handler in-process (`chunkwise.cli.local.Runner` in a thread, one "
+        "- ingest: the Lambda handler in-process (`chunkwise.localstack.emulator.Runner` in a thread, one "
         "worker, 1 s long poll); conditions checked every 25 ms",
         "- read alias: every live chunk of the document carries the new sidecar version; searcher: "
         "chunkwise's reader returns the new state's chunks only",

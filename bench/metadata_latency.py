@@ -161,10 +161,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
+    from chunkwise.index.names import IndexNames, make_doc_id
     from chunkwise.localstack.config import DEFAULT_ENDPOINT, DEFAULT_OPENSEARCH, StackConfig
     from chunkwise.localstack.emulator import Runner
     from chunkwise.localstack.stack import delete_resources, stack_up
-    from chunkwise.index.names import IndexNames, make_doc_id
     from chunkwise.search.hybrid import SearchFilters
 
     tag = uuid.uuid4().hex[:6]
@@ -371,8 +371,8 @@ def write_results(
         f"Python {platform.python_version()}",
         f"- S3/SQS: {emulator}; OpenSearch {client.info()['version']['number']} "
         "(single local node, refresh interval 1 s)",
-        "- ingest: the Lambda handler in-process (`chunkwise.localstack.emulator.Runner` in a thread, one "
-        "worker, 1 s long poll); conditions checked every 25 ms",
+        "- ingest: the Lambda handler in-process (`chunkwise.localstack.emulator.Runner` "
+        "in a thread, one worker, 1 s long poll); conditions checked every 25 ms",
         "- read alias: every live chunk of the document carries the new sidecar version; searcher: "
         "chunkwise's reader returns the new state's chunks only",
         "",

@@ -21,10 +21,11 @@ AREAS = ("shared", "functions", "bench", "tests", "scripts", "tools")
 def chunkwise_imports(source: str) -> Iterator[tuple[str, str, int]]:
     """(module, name, line) of every `from chunkwise[.x] import name` in the source."""
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "chunkwise" or node.module.startswith("chunkwise."):
-                for alias in node.names:
-                    yield node.module, alias.name, node.lineno
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+            continue
+        if node.module == "chunkwise" or node.module.startswith("chunkwise."):
+            for alias in node.names:
+                yield node.module, alias.name, node.lineno
 
 
 def missing_name(module: str, name: str) -> str | None:

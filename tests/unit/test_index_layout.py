@@ -109,3 +109,21 @@ def test_the_template_passes_the_layout_with_production_defaults() -> None:
     auto = env["CHUNKWISE_INDEX_REPLICAS"]["!If"]
     assert auto[0] == "AutoReplicas" and auto[1] == {"!If": ["SingleNodeDomain", "0", "1"]}
     assert "ReplicasNeedASecondNode" in t["Rules"]
+
+
+def test_serverless_is_refused_at_deploy_time_and_at_run_time() -> None:
+    import yaml
+
+    from chunkwise.errors import ConfigError
+    from chunkwise.settings import OpenSearchSettings
+    from chunkwise.wiring.clients import opensearch_client
+    from tests.unit.test_template import TEMPLATE, _CfnLoader
+
+    t = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CfnLoader)
+    (assertion,) = t["Rules"]["ServerlessIsRefused"]["Assertions"]
+    assert "RuleCondition" not in t["Rules"]["ServerlessIsRefused"]  # every stack
+    assert assertion["Assert"] == {"!Equals": [{"!Ref": "OpenSearchKind"}, "es"]}
+    for word in ("document ids", "_refresh", "routing", "if_seq_no"):
+        assert word in assertion["AssertDescription"]
+    with pytest.raises(ConfigError, match="if_seq_no"):
+        opensearch_client(OpenSearchSettings(opensearch_auth="sigv4-aoss"))

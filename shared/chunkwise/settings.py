@@ -50,6 +50,13 @@ class OpenSearchSettings(_Base):
     opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
     opensearch_timeout: float = Field(30.0, gt=0)
     index_prefix: str = "chunks"
+    # Primary shards and replicas of a new generation (the template's IndexShards /
+    # IndexReplicas; samdocs/operations.md). The defaults fit one local node; a
+    # production domain gets the template's (2 shards, 1 replica), the local 3-node
+    # cluster 3/1 (`chunkwise local up --nodes 3`). Shards are fixed per generation
+    # (a change takes a re-chunk); replicas could be changed on a live index.
+    index_shards: int = Field(1, ge=1, le=1024)
+    index_replicas: int = Field(0, ge=0, le=15)
     region: str = Field(
         "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
     )

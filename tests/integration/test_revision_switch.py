@@ -27,11 +27,21 @@ pytestmark = pytest.mark.integration
 BUCKET = "bucket"
 
 
-@pytest.fixture
-def ix(client: OpenSearch, embedder: Embedder) -> Iterator[OpenSearchIndex]:
+@pytest.fixture(params=[1, 3], ids=["1-shard", "3-shards"])
+def ix(
+    client: OpenSearch, embedder: Embedder, request: pytest.FixtureRequest
+) -> Iterator[OpenSearchIndex]:
+    """One generation of 1 or 3 primary shards (no replica: one local node): the protocol
+    holds when heads and chunks are spread over several shards (issue #27)."""
     names = IndexNames(f"it-switch-{uuid.uuid4().hex[:10]}")
     index = OpenSearchIndex(client, names)
-    index.ensure_live_generation("g1", dimension=embedder.dimension, embedder_name=embedder.name)
+    index.ensure_live_generation(
+        "g1",
+        dimension=embedder.dimension,
+        embedder_name=embedder.name,
+        shards=int(request.param),
+        replicas=0,
+    )
     try:
         yield index
     finally:
@@ -252,3 +262,31 @@ def test_concurrent_writers_and_readers_of_one_key(ix: OpenSearchIndex, embedder
     assert set(verdicts) <= {"ok", "not yet"} and verdicts["ok"], verdicts
     assert sum(verdicts.values()) > 20
     assert live_revisions(ix, doc) == {current.revision: n_chunks(current.revision)}
+
+
+def test_a_head_and_its_chunks_share_one_shard(ix: OpenSearchIndex, embedder: Embedder) -> None:
+    """Routing = doc_id for the head and every chunk: on a generation of several shards each
+    document lives on exactly one of them (the reader's atomicity argument needs that), and
+    the realtime reads by id find them with that routing."""
+    s3, keys = S3(), [f"k{i:02d}" for i in range(12)]
+    docs = {make_doc_id(BUCKET, k): k for k in keys}
+    for k in keys:
+        s3.put(k)
+    out = switch(ix, s3, embedder.dimension).run(docs)
+    assert all(o.status == "indexed" for o in out.values())
+    ix.refresh()
+    index = ix.names.index("g1")
+    shards = int(
+        ix.client.indices.get_settings(index=index)[index]["settings"]["index"]["number_of_shards"]
+    )
+    seen: dict[str, set[int]] = {}
+    for shard in range(shards):
+        body = {"size": 1000, "query": {"terms": {"doc_id": list(docs)}}, "_source": ["doc_id"]}
+        resp = ix.client.search(index=index, body=body, params={"preference": f"_shards:{shard}"})
+        for h in resp["hits"]["hits"]:
+            seen.setdefault(h["_source"]["doc_id"], set()).add(shard)
+    assert set(seen) == set(docs) and all(len(v) == 1 for v in seen.values()), seen
+    if shards > 1:
+        assert len({next(iter(v)) for v in seen.values()}) > 1  # really spread out
+    heads = OpenSearchSwitchIndex(ix).mget_heads(list(docs))
+    assert set(heads) == set(docs) and all(h.revision == "v0001" for h in heads.values())

@@ -417,7 +417,10 @@ def test_keys_that_cannot_be_read_are_503_not_401(
     token = issuer.mint("alice", ["legal"])
     issuer.jwks_path.unlink()
     status, body, _ = call(mod, request(token))
-    assert (status, body) == (503, {"error": "search temporarily unavailable"})
+    assert (status, body) == (
+        503,
+        {"error": "search temporarily unavailable", "reason": "unavailable"},
+    )
 
 
 # --------------------------------------------------------------------------- mode none

@@ -91,6 +91,8 @@ class _Client:
     def search(self, index: str, body: dict[str, Any], params: dict[str, Any]) -> Any:
         params = dict(params)
         self.preferences.append(params.pop("preference", ""))
+        # every search asks for a whole answer (tests/unit/test_whole_answers.py)
+        assert params.pop("allow_partial_search_results") == "false"
         if "ids" in body.get("query", {}):  # the reader's look-up of heads: none here
             self.head_searches.append(body)
             return {"hits": {"hits": []}}

@@ -116,7 +116,7 @@ class QueryEndpoint:
         except AuthError as exc:
             return self._refused(exc.status, exc.public, exc.reason.value, None, str(exc))
         except TransientError as exc:
-            return self._unavailable(None, str(exc))
+            return self._unavailable(None, str(exc), _reason(exc))
         try:
             req = parse_request(dict(event), reserved={self.readers_key, *self.reserved})
             metadata = metadata_clause(
@@ -156,7 +156,8 @@ class QueryEndpoint:
                 400, "bad request", "query_rejected", identity, str(exc), exc.public
             )
         except TransientError as exc:
-            return self._unavailable(identity, str(exc))
+            # a partial answer (shards failed or missing) is one of these: never a 200
+            return self._unavailable(identity, str(exc), _reason(exc))
         took = (self.clock() - t0) * 1000.0
         hits = answer.hits
         withheld, warning = self._withheld(backend, req, f, kind)
@@ -212,12 +213,20 @@ class QueryEndpoint:
         metric = "QueryRefused" if status in (401, 403) else "QueryBadRequests"
         return Reply(status, body, audit, warning, {metric: (1, "Count")})
 
-    def _unavailable(self, identity: Identity | None, warning: str) -> Reply:
+    def _unavailable(
+        self, identity: Identity | None, warning: str, reason: str = "unavailable"
+    ) -> Reply:
         audit = AuditRecord.of(
             identity, status=503, access=self._access_kind(identity), refused="unavailable"
         )
-        body = {"error": "search temporarily unavailable"}
+        body = {"error": "search temporarily unavailable", "reason": reason}
         return Reply(503, body, audit, warning, {"QueryUnavailable": (1, "Count")})
+
+
+def _reason(exc: TransientError) -> str:
+    """The 503's ``reason``: a word for the client (``partial_results`` when shards
+    failed on every attempt, ``opensearch_unavailable``, ...), never the message."""
+    return str(getattr(exc, "public_reason", "unavailable"))
 
 
 def _search_metrics(took_ms: float, answer: Answer) -> dict[str, tuple[float, str]]:

@@ -43,13 +43,15 @@ def ensure_index(
     emb = embedder or embedder_for(settings)
     ix = OpenSearchIndex(client, names)
     # The same settings + mapping for every generation of this prefix.
-    ix.ensure_template()
+    layout = {"shards": settings.index_shards, "replicas": settings.index_replicas}
+    ix.ensure_template(**layout)
     model = GenerationModel.of(emb)
     live = ix.ensure_live_generation(
         generation or new_generation_id(),
         dimension=emb.dimension,
         embedder_name=emb.name,
         tokenizer_id=model.tokenizer,
+        **layout,
     )
     _, meta = ix.generation_meta(live)
     mismatch = model_mismatch(meta, live, model)
@@ -66,6 +68,7 @@ def ensure_index(
         "live_model_mismatch": mismatch or "",
         "neural_search": bool(pipeline),
         "search_pipeline": pipeline,
+        **layout,
     }
 
 

@@ -107,6 +107,8 @@ def start_rechunk(
         dimension=emb.dimension,
         embedder_name=emb.name,
         tokenizer_id=GenerationModel.of(emb).tokenizer,
+        shards=settings.index_shards,
+        replicas=settings.index_replicas,
     )
     attach_query_model_to(settings, gen, emb, client)
     config = pipeline_config(settings)

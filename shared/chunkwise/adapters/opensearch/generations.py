@@ -191,7 +191,14 @@ class GenerationAdmin:
         return with_retries(self.policy, "list generations", get)
 
     def ensure_live_generation(
-        self, generation: str, *, dimension: int, embedder_name: str = "", tokenizer_id: str = ""
+        self,
+        generation: str,
+        *,
+        dimension: int,
+        embedder_name: str = "",
+        tokenizer_id: str = "",
+        shards: int = 1,
+        replicas: int = 0,
     ) -> str:
         """Create ``generation`` and swap to it unless some generation is live already;
         a live generation created by an older release gets this release's new fields.
@@ -208,6 +215,8 @@ class GenerationAdmin:
                 dimension=dimension,
                 embedder_name=embedder_name,
                 tokenizer_id=tokenizer_id,
+                shards=shards,
+                replicas=replicas,
             )
         self.swap(generation)
         return index

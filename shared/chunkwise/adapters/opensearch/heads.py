@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
-from chunkwise.adapters.opensearch.retries import with_retries
+from chunkwise.adapters.opensearch.retries import WHOLE, whole, whole_docs, with_retries
 from chunkwise.index.heads import HEAD_STATE, Head, head_id
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.states import utcnow_iso
@@ -77,7 +77,7 @@ class OpenSearchHeads:
             resp: dict[str, Any] = self.client.mget(
                 index=self.index.target, body=body, params={"realtime": "true"}
             )
-            return resp
+            return whole_docs(resp, "read heads")  # an unreadable head is not "no head"
 
         docs = with_retries(self.policy, "read heads", do)["docs"]
         return {
@@ -97,12 +97,12 @@ class OpenSearchHeads:
             "query": {"ids": {"values": [head_id(d) for d in doc_ids]}},
             "seq_no_primary_term": True,
         }
-        params: dict[str, Any] = {"request_cache": "false"}
+        params: dict[str, Any] = {"request_cache": "false", **WHOLE}
         if preference:
             params["preference"] = preference
 
         def do() -> list[dict[str, Any]]:
-            resp = self.client.search(index=self.index.target, body=body, params=params)
+            resp = whole(self.client.search(index=self.index.target, body=body, params=params))
             hits: list[dict[str, Any]] = resp["hits"]["hits"]
             return hits
 

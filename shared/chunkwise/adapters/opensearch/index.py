@@ -15,10 +15,12 @@ from typing import Any
 
 from chunkwise.adapters.opensearch.generations import GenerationAdmin
 from chunkwise.adapters.opensearch.retries import (
+    WHOLE,
     RetryPolicy,
     TransientOpenSearchError,
     bulk_with_retries,
     error_reason,
+    whole,
     with_retries,
 )
 from chunkwise.errors import PermanentError
@@ -63,9 +65,9 @@ class OpenSearchIndex(GenerationAdmin):
 
             def do(b: dict[str, Any] = body) -> dict[str, Any]:
                 resp: dict[str, Any] = self.client.search(
-                    index=self.target, body=b, params={"request_cache": "false"}
+                    index=self.target, body=b, params={"request_cache": "false", **WHOLE}
                 )
-                return resp
+                return whole(resp, "expired revisions")
 
             agg = with_retries(self.policy, "expired revisions", do)["aggregations"]["revs"]
             out.update((str(b["key"]["doc"]), str(b["key"]["revision"])) for b in agg["buckets"])
@@ -76,16 +78,20 @@ class OpenSearchIndex(GenerationAdmin):
     # ------------------------------------------------------------------ IndexPort
 
     def refresh(self) -> None:
-        with_retries(self.policy, "refresh", lambda: self.client.indices.refresh(index=self.target))
+        with_retries(
+            self.policy,
+            "refresh",
+            lambda: whole(self.client.indices.refresh(index=self.target), "refresh", copies=True),
+        )
 
     def revision_states(self, doc_id: str) -> dict[str, RevisionState]:
         def do() -> dict[str, RevisionState]:
             resp = self.client.search(
                 index=self.target,
                 body=revision_states_query(doc_id),
-                params={"routing": doc_id, "request_cache": "false"},
+                params={"routing": doc_id, "request_cache": "false", **WHOLE},
             )
-            return parse_revision_states(resp)
+            return parse_revision_states(whole(resp, f"states of {doc_id}"))
 
         return with_retries(self.policy, f"states of {doc_id}", do)
 
@@ -99,7 +105,7 @@ class OpenSearchIndex(GenerationAdmin):
     def _matching(
         self, query: dict[str, Any], routing: str | None, what: str, policy: RetryPolicy
     ) -> list[dict[str, Any]]:
-        params: dict[str, Any] = {"request_cache": "false"}
+        params: dict[str, Any] = {"request_cache": "false", **WHOLE}
         if routing is not None:
             params["routing"] = routing
 
@@ -114,7 +120,7 @@ class OpenSearchIndex(GenerationAdmin):
                 },
                 params=params,
             )
-            hits: list[dict[str, Any]] = resp["hits"]["hits"]
+            hits: list[dict[str, Any]] = whole(resp, what)["hits"]["hits"]
             return hits
 
         return with_retries(policy, what, do)
@@ -196,9 +202,9 @@ class OpenSearchIndex(GenerationAdmin):
             def do(b: dict[str, Any] = body) -> list[dict[str, Any]]:
                 self.refresh()
                 resp = self.client.search(
-                    index=self.target, body=b, params={"request_cache": "false"}
+                    index=self.target, body=b, params={"request_cache": "false", **WHOLE}
                 )
-                hits: list[dict[str, Any]] = resp["hits"]["hits"]
+                hits: list[dict[str, Any]] = whole(resp, "known failures")["hits"]["hits"]
                 return hits
 
             hits = with_retries(self.policy, "known failures", do)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
-from chunkwise.adapters.opensearch.retries import with_retries
+from chunkwise.adapters.opensearch.retries import WHOLE, whole, with_retries
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.revision_queries import marker_revision_key
@@ -82,9 +82,9 @@ class OpenSearchLiveSet:
             def do(b: dict[str, Any] = body) -> dict[str, Any]:
                 self.index.refresh()
                 resp: dict[str, Any] = self.index.client.search(
-                    index=self.index.target, body=b, params={"request_cache": "false"}
+                    index=self.index.target, body=b, params={"request_cache": "false", **WHOLE}
                 )
-                return resp
+                return whole(resp, "live revisions")
 
             agg = with_retries(self.index.policy, "live revisions", do)["aggregations"]["kr"]
             for b in agg["buckets"]:

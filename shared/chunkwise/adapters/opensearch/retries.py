@@ -9,6 +9,16 @@ rejected with 429/5xx are re-sent with the same backoff; items rejected with 4xx
 (mapping conflicts, strict mapping, bad vectors) are permanent. After the last
 attempt a `TransientOpenSearchError` (a `TransientError`) is raised; nothing that
 was not acknowledged is reported as indexed.
+
+Reads are whole or an error (`whole`, `whole_docs`): a search whose ``_shards`` show
+a failed or missing shard, or that ``timed_out``, and a realtime ``_mget`` with a doc
+answered by an ``error`` instead of ``found``, are partial answers. They are retried
+like a 503 (a replica is promoted within seconds of a node loss) and after the last
+attempt raised as `PartialResultError` (a `TransientError`: the query function
+answers 503, a worker leaves the message for a later attempt), never returned as if
+complete. Searches also ask ``allow_partial_search_results=false`` (`WHOLE`), so the
+cluster itself fails such a search with a 503; the check of the body stays for the
+answers that still come back with shards failed (timeouts, older nodes, proxies).
 """
 
 from __future__ import annotations
@@ -46,6 +56,63 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 class TransientOpenSearchError(TransientError):
     """OpenSearch unreachable/throttling after all retries; safe to retry later."""
 
+    #: why, in a word fit for a reply body (the query function's 503)
+    public_reason = "opensearch_unavailable"
+
+
+class PartialResultError(TransientOpenSearchError):
+    """A read came back partial (shards failed or missing, timed out, a doc of an
+    ``_mget`` unreadable) on every attempt: nothing of it may be used as complete."""
+
+    public_reason = "partial_results"
+
+
+#: The search parameter every read of the protocol and the query path sends.
+WHOLE: dict[str, str] = {"allow_partial_search_results": "false"}
+
+
+class _Partial(Exception):
+    """Internal: a partial answer; retried like a 503."""
+
+
+def whole(resp: T, what: str = "search", *, copies: bool = False) -> T:
+    """``resp`` of a search if no shard failed, was missing or timed out; else raise
+    (retried by `with_retries`, then `PartialResultError`). ``copies``: ``resp`` counts
+    shard copies (a refresh: an unassigned replica is in ``total``, not a failure),
+    so only ``failed`` counts."""
+    if not isinstance(resp, dict):
+        return resp
+    if resp.get("timed_out"):
+        raise _Partial(f"{what}: timed out (partial results)")
+    shards = resp.get("_shards")
+    if isinstance(shards, dict):
+        total = int(shards.get("total", 0))
+        failed = int(shards.get("failed", 0))
+        answered = int(shards.get("successful", total)) + int(shards.get("skipped", 0))
+        if copies:
+            answered = total - failed
+        if failed > 0 or answered < total:
+            first = (shards.get("failures") or [{}])[0]
+            reason = error_reason(first.get("reason")) if isinstance(first, dict) else ""
+            raise _Partial(
+                f"{what}: {failed} of {total} shards failed, {total - answered} unanswered"
+                + (f" (first: {reason})" if reason else "")
+            )
+    return resp
+
+
+def whole_docs(resp: T, what: str = "mget") -> T:
+    """``resp`` of an ``_mget`` if every doc was answered (``found`` true or false);
+    a doc with an ``error`` (its shard unavailable) is not "absent": raise."""
+    docs = resp.get("docs", []) if isinstance(resp, dict) else []
+    bad = [d for d in docs if "error" in d or "found" not in d]
+    if bad:
+        raise _Partial(
+            f"{what}: {len(bad)} of {len(docs)} docs unreadable "
+            f"(first: {error_reason(bad[0].get('error'))})"
+        )
+    return resp
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -65,7 +132,7 @@ def _status(exc: BaseException) -> int | None:
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, OSConnectionError):  # includes ConnectionTimeout
         return True
-    if isinstance(exc, _RetryItems):
+    if isinstance(exc, (_RetryItems, _Partial)):
         return True
     st = _status(exc)
     return st is not None and st in RETRY_STATUSES
@@ -96,6 +163,10 @@ def with_retries(policy: RetryPolicy, what: str, fn: Callable[[], T]) -> T:
     )
     try:
         return retrying(fn)
+    except _Partial as exc:
+        raise PartialResultError(
+            f"{what}: partial answer on all {policy.attempts} attempts: {exc}"
+        ) from exc
     except _RetryItems as exc:
         raise TransientOpenSearchError(
             f"{what}: items still throttled after {policy.attempts} attempts: {exc}"

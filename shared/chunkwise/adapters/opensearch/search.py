@@ -35,7 +35,7 @@ from chunkwise.adapters.opensearch.generations import check_generation_model
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.rerank import ClusterScorer
-from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
+from chunkwise.adapters.opensearch.retries import WHOLE, RetryPolicy, whole, with_retries
 from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.generation_model import GenerationModel
@@ -386,11 +386,12 @@ class Searcher:
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
         def attempt() -> Any:
             try:
-                every = dict(params or {})
+                # whole or an error: a shard lost mid-query is a 503, not fewer hits
+                every = {**WHOLE, **(params or {})}
                 preference = getattr(self._request, "preference", "")
                 if preference:
                     every.setdefault("preference", preference)
-                return self.client.search(index=self.index, body=body, params=every)
+                return whole(self.client.search(index=self.index, body=body, params=every))
             except TransportError as exc:
                 rejected = rejected_query(exc)
                 if rejected is not None:

@@ -13,6 +13,10 @@ retries of `with_retries`, exponential backoff with jitter by tenacity):
   metadata-only change, which restamps them instead of extracting and embedding;
 - commit: ``_bulk`` of head writes, each with ``if_seq_no``/``if_primary_term``
   (``create`` for a first head); a 409 means a concurrent writer moved the head;
+  default ``wait_for_active_shards`` (1) on purpose: an acknowledged write is on every
+  in-sync copy already (OpenSearch replicates synchronously and drops a failing copy from
+  the in-sync set before acknowledging), and ``all`` would only stall ingest while a
+  replica is missing (samdocs/architecture.md, "Acknowledged writes on a cluster");
 - finish: ``_bulk`` of partial updates (state ``live``) of the new chunks and
   deletes of the old revisions' chunks by id; no refresh;
 - clear: ``_bulk`` of conditional head updates (cleanup list emptied, settled).
@@ -26,7 +30,14 @@ from dataclasses import replace
 from typing import Any
 
 from chunkwise.adapters.opensearch.heads import OpenSearchHeads, head_source
-from chunkwise.adapters.opensearch.retries import bulk_with_retries, error_reason, with_retries
+from chunkwise.adapters.opensearch.retries import (
+    WHOLE,
+    bulk_with_retries,
+    error_reason,
+    whole,
+    whole_docs,
+    with_retries,
+)
 from chunkwise.errors import TransientError
 from chunkwise.index.documents import bulk_actions, chunk_from_source
 from chunkwise.index.heads import LEGACY_STATE, Head, absent_head, chunk_ids, head_id
@@ -104,9 +115,9 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
 
         def do() -> dict[str, Any]:
             resp: dict[str, Any] = self.client.search(
-                index=self.index.target, body=body, params={"request_cache": "false"}
+                index=self.index.target, body=body, params={"request_cache": "false", **WHOLE}
             )
-            return resp
+            return whole(resp, "legacy revisions")
 
         aggs = with_retries(self.policy, "legacy revisions", do)["aggregations"]
         return {
@@ -159,7 +170,7 @@ class OpenSearchSwitchIndex(OpenSearchHeads):
 
         def do() -> list[dict[str, Any]]:
             resp = self.client.mget(index=self.index.target, body=body, params={"realtime": "true"})
-            docs: list[dict[str, Any]] = resp["docs"]
+            docs: list[dict[str, Any]] = whole_docs(resp, f"read {doc_id} {key}")["docs"]
             return docs
 
         docs = with_retries(self.policy, f"read {doc_id} {key}", do)

@@ -166,7 +166,8 @@ def _search_parser() -> argparse.ArgumentParser:
         "--fusion",
         choices=["auto", "server", "client"],
         default="auto",
-        help="RRF in the search pipeline (server), in chunkwise (client), or server when present",
+        help="fuse (CHUNKWISE_FUSION, default minmax:0.7) in the search pipeline (server), in "
+        "chunkwise (client), or server when its pipeline is there",
     )
     p.add_argument(
         "--query-embedding",

@@ -207,7 +207,7 @@ def main_search(argv: list[str]) -> int:
     from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.search.hybrid import SearchFilters, format_hit
-    from chunkwise.settings import AccessSettings, load_settings
+    from chunkwise.settings import AccessSettings, OpenSearchSettings, load_settings
     from chunkwise.wiring.embedders import get_embedder
 
     try:
@@ -223,6 +223,7 @@ def main_search(argv: list[str]) -> int:
             IndexNames(args.prefix),
             fusion=args.fusion,
             query_embedding=args.query_embedding,
+            spec=load_settings(OpenSearchSettings).fusion_spec,  # CHUNKWISE_FUSION
         )
         filters = SearchFilters(
             doc_ids=tuple(args.doc),

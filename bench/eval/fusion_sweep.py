@@ -105,6 +105,38 @@ def render(runs: dict[str, dict[str, Any]], min_n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_groups(runs: dict[str, dict[str, Any]], min_n: int) -> str:
+    """Every deciding group: both legs' hit@1, each fusion mode's margin (hit@1 / hit@3);
+    rows where some fusion is more than 1 point below its better leg are marked."""
+    first = next(iter(runs.values()))
+    modes = fusion_modes(first)
+    lines = [
+        "| run | group | n | better leg hit@1 | "
+        + " | ".join(f"{m} Δ" for m in modes)
+        + " | > 1 point below |",
+        "|---|---|---:|---:|" + "---:|" * len(modes) + "---|",
+    ]
+    for name, report in runs.items():
+        per_mode = {m: margins(report, m, min_n) for m in modes}
+        groups = sorted({r["group"] for r in per_mode[modes[0]] if r["decides"]})
+        for g in groups:
+            cells, below = [], []
+            for m in modes:
+                rows = {r["metric"]: r for r in per_mode[m] if r["group"] == g}
+                cells.append(f"{rows['hit@1']['margin']:+.1f} / {rows['hit@3']['margin']:+.1f}")
+                if any(r["margin"] < -TOLERANCE for r in rows.values()):
+                    below.append(m)
+            legs = {leg: report["modes"][leg][g]["hit@1"] for leg in LEGS}
+            best = max(legs, key=lambda k: legs[k])
+            n = report["modes"][modes[0]][g]["questions"]
+            lines.append(
+                f"| {name} | {g} | {n} | {100 * legs[best]:.1f} ({best}) | "
+                + " | ".join(cells)
+                + f" | {', '.join(below)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def load_runs(dirs: list[Path]) -> dict[str, dict[str, Any]]:
     runs = {}
     for d in dirs:
@@ -121,8 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--min-n", type=int, default=10)
+    p.add_argument("--groups", type=Path, default=None, help="also write the per-group table")
     args = p.parse_args(argv)
-    text = render(load_runs(args.runs), args.min_n)
+    runs = load_runs(args.runs)
+    text = render(runs, args.min_n)
+    if args.groups:
+        args.groups.write_text(render_groups(runs, args.min_n), encoding="utf-8")
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     print(text)

@@ -27,7 +27,8 @@ from chunkwise.localstack.config import StackConfig
 from chunkwise.localstack.emulator import RunStats, run_workers
 from chunkwise.localstack.resources import queue_depths
 from chunkwise.localstack.stack import delete_resources, stack_up
-from chunkwise.search.hybrid import PIPELINE_RRF, SearchFilters
+from chunkwise.search.fusion import DEFAULT_FUSION
+from chunkwise.search.hybrid import SearchFilters
 
 UPLOAD_THREADS = 8
 
@@ -258,7 +259,9 @@ class Bench:
         sampler = LoadSampler()
         sampler.start()
         t0 = time.perf_counter()
-        lat = measure(self.client, self.read_alias, PIPELINE_RRF, queries, self.searcher)
+        lat = measure(
+            self.client, self.read_alias, DEFAULT_FUSION.pipeline_name, queries, self.searcher
+        )
         elapsed = time.perf_counter() - t0
         during = sampler.summary()
         stop.set()

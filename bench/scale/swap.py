@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bench.scale.load import IDLE_S, load_now
 from bench.scale.queries import SwapProbe, measure, sample_queries
 from chunkwise.adapters.opensearch.backfill import OpenSearchBackfill, backfilling
-from chunkwise.search.hybrid import PIPELINE_RRF
+from chunkwise.search.fusion import DEFAULT_FUSION
 from chunkwise.wiring.operations import finish_rechunk, start_rechunk
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ def swap_phase(bench: Bench) -> dict[str, Any]:
     }
     queries = sample_queries(bench.gen, bench.ingested, 250, bench.embedder)
     result["after"] = bench.latency_summary(
-        measure(bench.client, bench.read_alias, PIPELINE_RRF, queries, bench.searcher)
+        measure(
+            bench.client, bench.read_alias, DEFAULT_FUSION.pipeline_name, queries, bench.searcher
+        )
     )
     return result

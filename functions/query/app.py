@@ -57,6 +57,7 @@ def get_searcher() -> Searcher:
             SETTINGS.names,
             query_embedding=SETTINGS.query_embedding,
             rerank=rerank_config(SETTINGS),
+            spec=SETTINGS.fusion_spec,
         )
     return _SEARCHER
 

@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +32,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from chunkwise.errors import ConfigError
 from chunkwise.index.names import IndexNames
 from chunkwise.metadata.model import DEFAULT_READERS_KEY, group_refusal, key_refusal
+
+if TYPE_CHECKING:
+    from chunkwise.search.fusion import FusionSpec
 
 _CONFIG = SettingsConfigDict(env_prefix="CHUNKWISE_", extra="ignore", frozen=True)
 
@@ -60,10 +63,30 @@ class OpenSearchSettings(_Base):
     region: str = Field(
         "", validation_alias=AliasChoices("CHUNKWISE_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
     )
+    # How hybrid search fuses its legs, in both paths (chunkwise.search.fusion): the
+    # search pipeline the admin step writes and the client-side fallback. minmax:W, l2:W
+    # (W the BM25 weight) or rrf:K; minmax:0.7 chosen by the sweep of #29.
+    fusion: str = "minmax:0.7"
+
+    @field_validator("fusion")
+    @classmethod
+    def _fusion(cls, v: str) -> str:
+        from chunkwise.search.fusion import parse_fusion
+
+        try:
+            return parse_fusion(v).name
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from exc
 
     @property
     def names(self) -> IndexNames:
         return IndexNames(self.index_prefix)
+
+    @property
+    def fusion_spec(self) -> FusionSpec:
+        from chunkwise.search.fusion import parse_fusion
+
+        return parse_fusion(self.fusion)
 
 
 class EmbedderSettings(_Base):

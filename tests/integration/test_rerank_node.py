@@ -24,6 +24,7 @@ from chunkwise.embedding.embed import Embedder
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
 from chunkwise.localstack.rerank_endpoint import RunningServer, start_in_thread
+from chunkwise.search.fusion import DEFAULT_FUSION
 from chunkwise.search.hybrid import SOURCE_EXCLUDES, SearchFilters, bm25_clause, knn_clause
 from chunkwise.search.rerank import (
     COHERE_RERANK_35,
@@ -164,7 +165,8 @@ def test_a_raw_client_query_gets_reranked_hits_through_the_pipeline(
     # without the rerank pipeline (the generation's fusion only) the marker is not first
     plain = _raw_hybrid(embedder)
     del plain["ext"]
-    fused = os_http("POST", f"/{alias}/_search?search_pipeline=chunkwise-rrf", plain)
+    fusion = DEFAULT_FUSION.pipeline_name
+    fused = os_http("POST", f"/{alias}/_search?search_pipeline={fusion}", plain)
     assert MARKER not in fused["hits"]["hits"][0]["_source"]["body"]
 
 

@@ -13,11 +13,12 @@ from opensearchpy import OpenSearch
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.retries import RetryPolicy
-from chunkwise.adapters.opensearch.search import Searcher, detect_caps
+from chunkwise.adapters.opensearch.search import Searcher, detect_caps, ensure_search_pipelines
 from chunkwise.cli.index import main_search
 from chunkwise.embedding.embed import Embedder
 from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
+from chunkwise.search.fusion import DEFAULT_FUSION, f32, parse_fusion
 from chunkwise.search.hybrid import SearchFilters
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
@@ -91,9 +92,9 @@ def _ingest(ix: OpenSearchIndex, embedder: Embedder) -> None:
 FUSIONS = ["client", "server"]
 
 
-def test_cluster_has_neural_search_with_rrf(client: OpenSearch) -> None:
+def test_cluster_has_neural_search_with_the_default_fusion_pipeline(client: OpenSearch) -> None:
     caps = detect_caps(client)
-    assert caps.neural_search and caps.rrf_pipeline, caps
+    assert caps.neural_search and caps.server_pipeline == DEFAULT_FUSION.pipeline_name, caps
 
 
 @pytest.mark.parametrize("fusion", FUSIONS)
@@ -124,39 +125,52 @@ def test_hits_carry_citation_and_score_breakdown(
     assert c.body == paras[1]
     assert "\n\n".join(paras)[c.start : c.end] == c.body
     assert c.heading_path == ["Section"] and c.page_start == 1 and c.page_end == 1
-    if fusion == "client":
-        assert h.score.fusion == "rrf-client"
-        assert h.score.bm25_rank is not None and h.score.knn_rank is not None
-        assert h.score.fused == pytest.approx(
-            1 / (60 + h.score.bm25_rank) + 1 / (60 + h.score.knn_rank)
-        )
+    if fusion == "client":  # the default, minmax:0.7: the best of both legs scores 1.0
+        assert h.score.fusion == "norm-client"
+        assert h.score.bm25_rank == 1 and h.score.knn_rank == 1
+        assert h.score.fused == pytest.approx(1.0, abs=1e-6)
     else:
-        assert h.score.fusion == "rrf-server" and h.score.fused > 0
+        assert h.score.fusion == "norm-server" and 0 < h.score.fused <= 1
     assert [x.score.fused for x in hits] == sorted((x.score.fused for x in hits), reverse=True)
 
 
+@pytest.mark.parametrize("spec_name", ["rrf:60", "minmax:0.7"])
 @pytest.mark.parametrize(
     "query",
-    ["how can the renter end the contract", "Kündigungsfrist", "rent due date bank transfer"],
+    [
+        "how can the renter end the contract",
+        "Kündigungsfrist",
+        "rent due date bank transfer",
+        "price of a banana",
+        "quasar redshift galaxy",
+    ],
 )
 def test_client_and_server_fusion_rank_alike(
-    corpus_index: OpenSearchIndex, embedder: Embedder, query: str
+    corpus_index: OpenSearchIndex, embedder: Embedder, query: str, spec_name: str
 ) -> None:
-    """The same RRF and the same tie rule (`tie_key`) on both paths: the cluster's
-    plugins must not change the order of the results."""
-    ranked = {
-        fusion: [
-            h.id
-            for h in Searcher(
-                corpus_index.client,
-                embedder,
-                corpus_index.names,
-                fusion=fusion,  # type: ignore[arg-type]
-            ).search(query, k=5)
-        ]
+    """The same fusion spec on both paths, the spec's search pipeline on the node against
+    `fuse_client_side`: the same order (the same tie rule, `tie_key`) and the same fused
+    scores, to the float32 the cluster computes in. The cluster's plugins must not change
+    the results."""
+    spec = parse_fusion(spec_name)
+    assert ensure_search_pipelines(corpus_index.client, spec=spec) == spec.pipeline_name
+    hits = {
+        fusion: Searcher(
+            corpus_index.client,
+            embedder,
+            corpus_index.names,
+            fusion=fusion,  # type: ignore[arg-type]
+            spec=spec,
+        )
+        .answer(query, k=10, collapse=False)
+        .hits
         for fusion in FUSIONS
     }
-    assert ranked["client"] == ranked["server"] and ranked["client"]
+    assert hits["server"] and hits["server"][0].score.fusion == spec.side_label("server")
+    assert hits["client"][0].score.fusion == spec.side_label("client")
+    assert [h.id for h in hits["client"]] == [h.id for h in hits["server"]]
+    client_scores = [h.score.fused for h in hits["client"]]
+    assert client_scores == [f32(h.score.fused) for h in hits["server"]]
 
 
 @pytest.mark.parametrize("fusion", FUSIONS)

@@ -10,6 +10,7 @@ import pytest
 from chunkwise.embedding.embed import query_prefix
 from chunkwise.errors import ConfigError
 from chunkwise.localstack.embed_endpoint import BadRequest, embed_response, parse_embed_request
+from chunkwise.search.fusion import parse_fusion
 from chunkwise.search.hybrid import SearchFilters, hybrid_query, hybrid_text_query, neural_query
 from chunkwise.search.query_model import (
     COHERE_MULTI_V3,
@@ -90,10 +91,17 @@ def test_cohere_connector_embeds_as_search_query() -> None:
         bedrock_connector_body("amazon.titan-embed-text-v1", 1536, region="x", role_arn="y")
 
 
-def test_default_pipeline_names_the_model_and_fuses_by_rrf_60() -> None:
+def test_default_pipeline_names_the_model_and_fuses_by_the_default_spec() -> None:
     body = default_pipeline_body("AbC123")
     assert body["request_processors"] == [{"neural_query_enricher": {"default_model_id": "AbC123"}}]
-    combination = body["phase_results_processors"][0]["score-ranker-processor"]["combination"]
+    norm = body["phase_results_processors"][0]["normalization-processor"]
+    assert norm["normalization"] == {"technique": "min_max"}
+    assert norm["combination"] == {
+        "technique": "arithmetic_mean",
+        "parameters": {"weights": [0.7, 0.3]},
+    }
+    rrf = default_pipeline_body("AbC123", parse_fusion("rrf:60"))["phase_results_processors"][0]
+    combination = rrf["score-ranker-processor"]["combination"]
     assert combination == {"technique": "rrf", "parameters": {"rank_constant": 60}}
     assert pipeline_name("AbC123") == "chunkwise-query-abc123"
 

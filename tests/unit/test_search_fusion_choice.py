@@ -10,7 +10,7 @@ from opensearchpy.exceptions import AuthorizationException, NotFoundError, Reque
 
 from chunkwise.adapters.opensearch.generations import GenerationError
 from chunkwise.adapters.opensearch.search import Searcher, detect_caps, ensure_search_pipelines
-from chunkwise.search.hybrid import PIPELINE_NORM, PIPELINE_RRF
+from chunkwise.search.fusion import DEFAULT_FUSION, parse_fusion
 
 
 class _Cat:
@@ -42,7 +42,7 @@ class _Transport:
         self.puts.append(path)
         if self.read_only:
             raise AuthorizationException(403, "not authorized to perform: es:ESHttpPut", {})
-        if name == PIPELINE_RRF and not self.rrf_ok:
+        if "score-ranker-processor" in str(body) and not self.rrf_ok:
             raise RequestError(400, "unknown processor [score-ranker-processor]", {})
         self.pipelines.add(name)
         return {"acknowledged": True}
@@ -119,34 +119,47 @@ def test_without_neural_search_fuses_client_side() -> None:
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     assert s.fusion == "client"
     hits = s.search("q", k=2)
-    assert len(hits) == 2 and hits[0].score.fusion == "rrf-client"
+    assert len(hits) == 2 and hits[0].score.fusion == "norm-client"  # minmax:0.7, the default
     assert len(client.searches) == 2  # one BM25, one k-NN request
     assert "multi_match" in str(client.searches[0][0]) and "knn" in str(client.searches[1][0])
     with pytest.raises(RuntimeError, match="neural-search"):
         _ = Searcher(client, _FakeEmbedder(), fusion="server").fusion  # type: ignore[arg-type]
 
 
-def test_with_neural_search_uses_the_rrf_pipeline() -> None:
+def test_with_neural_search_uses_the_default_fusion_pipeline() -> None:
     client = _Client(["opensearch-knn", "opensearch-neural-search"])
-    assert ensure_search_pipelines(client) == PIPELINE_RRF  # type: ignore[arg-type]
+    default = "chunkwise-fusion-minmax-0-7"
+    assert DEFAULT_FUSION.pipeline_name == default
+    assert ensure_search_pipelines(client) == default  # type: ignore[arg-type]
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     assert s.fusion == "server"
     hits = s.search("q", k=3)
-    assert hits[0].score.fusion == "rrf-server"
+    assert hits[0].score.fusion == "norm-server"
     body, params = client.searches[0]
-    assert params == {"search_pipeline": PIPELINE_RRF} and "hybrid" in body["query"]
+    assert params == {"search_pipeline": default} and "hybrid" in body["query"]
     # forcing the client path still works on such a cluster
     assert Searcher(client, _FakeEmbedder(), fusion="client").fusion == "client"  # type: ignore[arg-type]
 
 
-def test_neural_search_without_rrf_falls_back_to_normalization() -> None:
+def test_rrf_stays_selectable_with_its_own_pipeline() -> None:
+    client = _Client(["opensearch-neural-search"])
+    rrf = parse_fusion("rrf:60")
+    assert ensure_search_pipelines(client, spec=rrf) == "chunkwise-fusion-rrf-60"  # type: ignore[arg-type]
+    caps = detect_caps(client, spec=rrf)  # type: ignore[arg-type]
+    assert caps.server_pipeline == "chunkwise-fusion-rrf-60"
+    # the default's pipeline was not written: a default searcher fuses client-side
+    assert detect_caps(client).server_pipeline is None  # type: ignore[arg-type]
+    s = Searcher(client, _FakeEmbedder(), spec=rrf)  # type: ignore[arg-type]
+    assert s.search("q", k=1)[0].score.fusion == "rrf-server"
+    assert client.searches[-1][1] == {"search_pipeline": "chunkwise-fusion-rrf-60"}
+
+
+def test_neural_search_without_rrf_fuses_rrf_client_side() -> None:
     client = _Client(["opensearch-neural-search"], rrf_ok=False)
-    assert ensure_search_pipelines(client) == PIPELINE_NORM  # type: ignore[arg-type]
-    caps = detect_caps(client)  # type: ignore[arg-type]
-    assert caps.neural_search and not caps.rrf_pipeline and caps.server_pipeline == PIPELINE_NORM
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
-    assert s.search("q", k=1)[0].score.fusion == "norm-server"
-    assert client.searches[-1][1] == {"search_pipeline": PIPELINE_NORM}
+    rrf = parse_fusion("rrf:60")
+    assert ensure_search_pipelines(client, spec=rrf) == ""  # type: ignore[arg-type]
+    s = Searcher(client, _FakeEmbedder(), spec=rrf)  # type: ignore[arg-type]
+    assert s.search("q", k=1)[0].score.fusion == "rrf-client"
 
 
 def test_search_never_writes_and_detects_the_cluster_once() -> None:
@@ -156,7 +169,7 @@ def test_search_never_writes_and_detects_the_cluster_once() -> None:
         assert len(s.search("q", k=2)) == 2
     assert client.transport.puts == []  # the query role may not PUT
     # no pipeline was created at deploy time: client-side fusion, asked about once
-    assert s.fusion == "client" and len(client.transport.gets) == 2
+    assert s.fusion == "client" and len(client.transport.gets) == 1
 
 
 def test_pipelines_created_at_deploy_time_are_used_by_a_read_only_searcher() -> None:
@@ -165,7 +178,7 @@ def test_pipelines_created_at_deploy_time_are_used_by_a_read_only_searcher() -> 
     client.transport.read_only = True
     puts = list(client.transport.puts)
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
-    assert s.search("q", k=1)[0].score.fusion == "rrf-server"
+    assert s.search("q", k=1)[0].score.fusion == "norm-server"
     assert client.transport.puts == puts
 
 
@@ -180,7 +193,7 @@ def test_unreadable_capabilities_are_cached_as_client_fusion() -> None:
     client.cat.plugins = refuse  # type: ignore[method-assign]
     s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
     for _ in range(3):
-        assert s.search("q", k=1)[0].score.fusion == "rrf-client"
+        assert s.search("q", k=1)[0].score.fusion == "norm-client"
     assert calls == [1]
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chunkwise.search.fusion import parse_fusion
 from chunkwise.search.hybrid import (
     DUPLICATE_SPAN_SHARE,
     RRF_K,
@@ -43,6 +44,9 @@ def _src(doc: str, rev: str, lm: str, start: int, end: int, **kw: Any) -> dict[s
         "lang": "en",
         "chunk_index": kw.get("i", 0),
     }
+
+
+RRF60 = parse_fusion("rrf:60")  # these tests are about RRF, not about the default
 
 
 def _raw(_id: str, score: float, src: dict[str, Any]) -> dict[str, Any]:
@@ -115,7 +119,7 @@ def test_fuse_client_side_breakdown() -> None:
     a = _raw("a", 9.0, _src("d1", "r1", "2025-01-01T00:00:00Z", 0, 10))
     b = _raw("b", 5.0, _src("d2", "r1", "2025-01-01T00:00:00Z", 0, 10))
     c = _raw("c", 0.9, _src("d3", "r1", "2025-01-01T00:00:00Z", 0, 10))
-    hits = fuse_client_side([a, b], [c, a])
+    hits = fuse_client_side([a, b], [c, a], RRF60)
     assert [h.id for h in hits] == ["a", "c", "b"]
     top = hits[0].score
     assert top.bm25_rank == 1 and top.knn_rank == 2 and top.fusion == "rrf-client"
@@ -269,7 +273,7 @@ def test_client_and_server_fusion_break_ties_the_same_way() -> None:
     lm = "2025-01-01T00:00:00Z"
     later = _raw("a", 7.0, _src("d", "r", lm, 10, 20, i=1))  # id sorts first
     earlier = _raw("b", 6.0, _src("d", "r", lm, 0, 10, i=0))
-    client = fuse_client_side([later, earlier], [earlier, later])
+    client = fuse_client_side([later, earlier], [earlier, later], RRF60)
     assert client[0].score.fused == client[1].score.fused  # a real tie
     tied = client[0].score.fused
     server = hits_from_response(

@@ -166,7 +166,8 @@ def _search_parser() -> argparse.ArgumentParser:
         "--fusion",
         choices=["auto", "server", "client"],
         default="auto",
-        help="RRF in the search pipeline (server), in chunkwise (client), or server when present",
+        help="fuse (CHUNKWISE_FUSION, default minmax:0.7) in the search pipeline (server), in "
+        "chunkwise (client), or server when its pipeline is there",
     )
     p.add_argument(
         "--query-embedding",
@@ -206,7 +207,7 @@ def main_search(argv: list[str]) -> int:
     from chunkwise.adapters.opensearch.client import connect
     from chunkwise.adapters.opensearch.search import Searcher
     from chunkwise.search.hybrid import SearchFilters, format_hit
-    from chunkwise.settings import AccessSettings, load_settings
+    from chunkwise.settings import AccessSettings, OpenSearchSettings, load_settings
     from chunkwise.wiring.embedders import get_embedder
 
     try:
@@ -222,6 +223,7 @@ def main_search(argv: list[str]) -> int:
             IndexNames(args.prefix),
             fusion=args.fusion,
             query_embedding=args.query_embedding,
+            spec=load_settings(OpenSearchSettings).fusion_spec,  # CHUNKWISE_FUSION
         )
         filters = SearchFilters(
             doc_ids=tuple(args.doc),

@@ -336,9 +336,7 @@ def search_all(
     """Every question in every mode; ``fused``: extra hybrid modes, each its own Searcher
     (another fusion pipeline) over the same index."""
     extra = dict(fused or {})
-    out: dict[str, list[tuple[Question, list[Hit], float]]] = {
-        m: [] for m in (*modes, *extra)
-    }
+    out: dict[str, list[tuple[Question, list[Hit], float]]] = {m: [] for m in (*modes, *extra)}
     window = K * searcher.candidates
     f = SearchFilters()
     for q in progress.track(questions, "eval: questions"):
@@ -493,15 +491,18 @@ class _Run:
                 "PUT", f"/_search/pipeline/{spec.pipeline_name}", body=spec.pipeline_body()
             )
             out[fusion_mode(spec)] = Searcher(
-                self.client, self.cached, names, pipeline=(spec.pipeline_name, spec.label)
+                self.client,
+                self.cached,
+                names,
+                pipeline=(spec.pipeline_name, spec.label),
+                spec=spec,
             )
         return out
 
     def _meta(self, searcher: Searcher, names: IndexNames) -> dict[str, Any]:
-        server_rrf = searcher.caps.rrf_pipeline and searcher.fusion == "server"
         return {
             "opensearch": searcher.caps.version,
-            "hybrid_fusion": searcher.fusion + ("-rrf" if server_rrf else ""),
+            "hybrid_fusion": f"{searcher.fusion} {searcher.spec.name}",
             "embedder": self.embedder.name,
             "index": names.read_alias,
             "k": K,

@@ -6,11 +6,12 @@ chunk's best-matching table row (the nested ``rows`` field, each row's cells
 named by their column: a question about a cell names its row and its column,
 and one row matching both outranks a paragraph that only talks about the
 columns); k-NN over ``embedding``
-(Lucene HNSW, cosine). The two ranked lists are fused by reciprocal rank
-fusion (k=60), server-side by a search pipeline when the cluster has
-neural-search, otherwise client-side with `rrf` below: the same formula, and
-the same order of equal scores (`tie_key`: the earlier chunk, then the id), so
-the cluster's plugins never change which of two tied hits comes first. Every
+(Lucene HNSW, cosine). The two ranked lists are fused as one `chunkwise.search.fusion.
+FusionSpec` says (default ``minmax:0.7``: min-max per leg, BM25 weighted 0.7; ``rrf:60``
+selectable), server-side by that spec's search pipeline when the cluster has
+neural-search, otherwise client-side by `fuse_client_side`: the same float32 arithmetic
+as the cluster's processor, and the same order of equal scores (`tie_key`: the earlier
+chunk, then the id), so the cluster's plugins never change the order. Every
 raw hit becomes a `Hit` in one place, `build_hit`.
 
 Every result list then goes through `postprocess`: keep only the newest
@@ -35,10 +36,9 @@ from chunkwise.index.states import State
 from chunkwise.index.versions import revision_sort_key
 from chunkwise.metadata.fields import BOOLEAN_PATH, LIST_PATH, META_FIELD, NUMBER_PATH, STRING_PATH
 from chunkwise.search.duplicates import Elsewhere, collapse_duplicates
+from chunkwise.search.fusion import DEFAULT_FUSION, FusionSpec
 
 RRF_K = 60
-PIPELINE_RRF = "chunkwise-rrf"
-PIPELINE_NORM = "chunkwise-norm"
 SOURCE_EXCLUDES = ["embedding", "text_en", "text_de", ROWS_FIELD]
 
 
@@ -76,9 +76,7 @@ class SearchFilters(BaseModel):
     def clauses(self) -> list[dict[str, Any]]:
         # Candidates of both states: the document's head decides which revision is
         # current (chunkwise.ingest.revisions); the filtered read alias keeps live only.
-        out: list[dict[str, Any]] = [
-            {"terms": {"state": [State.PENDING.value, State.LIVE.value]}}
-        ]
+        out: list[dict[str, Any]] = [{"terms": {"state": [State.PENDING.value, State.LIVE.value]}}]
         if self.doc_ids:
             out.append({"terms": {"doc_id": list(self.doc_ids)}})
         if self.key_prefix:
@@ -267,38 +265,12 @@ def hybrid_text_query(
 
 def rrf_pipeline_body(rank_constant: int = RRF_K) -> dict[str, Any]:
     """Search pipeline fusing hybrid sub-queries by RRF (neural-search >= 2.19)."""
-    return {
-        "description": "chunkwise hybrid: reciprocal rank fusion",
-        "phase_results_processors": [
-            {
-                "score-ranker-processor": {
-                    # Under "parameters": anywhere else neural-search ignores it (uses 60).
-                    "combination": {
-                        "technique": "rrf",
-                        "parameters": {"rank_constant": rank_constant},
-                    }
-                }
-            }
-        ],
-    }
+    return FusionSpec("rrf", rank_constant=rank_constant).pipeline_body()
 
 
-def normalization_pipeline_body(weights: tuple[float, float] = (0.5, 0.5)) -> dict[str, Any]:
-    """Fallback for neural-search without RRF: min-max normalisation + weighted mean."""
-    return {
-        "description": "chunkwise hybrid: min-max normalisation, arithmetic mean",
-        "phase_results_processors": [
-            {
-                "normalization-processor": {
-                    "normalization": {"technique": "min_max"},
-                    "combination": {
-                        "technique": "arithmetic_mean",
-                        "parameters": {"weights": list(weights)},
-                    },
-                }
-            }
-        ],
-    }
+def fusion_pipeline_body(spec: FusionSpec = DEFAULT_FUSION) -> dict[str, Any]:
+    """The search pipeline fusing hybrid sub-queries as ``spec`` says."""
+    return spec.pipeline_body()
 
 
 # --------------------------------------------------------------------------- results
@@ -323,7 +295,7 @@ class ScoreBreakdown(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     fused: float
-    fusion: str  # "rrf-client", "rrf-server", "norm-server", "bm25", "knn"
+    fusion: str  # "norm-server", "norm-client", "rrf-server", "rrf-client", "bm25", "knn"
     bm25: float | None = None
     bm25_rank: int | None = None
     knn: float | None = None
@@ -462,16 +434,20 @@ def _ranks(raw_hits: Sequence[RawHit]) -> dict[str, Ranked]:
 
 
 def fuse_client_side(
-    bm25_hits: Sequence[RawHit], knn_hits: Sequence[RawHit], k: int = RRF_K
+    bm25_hits: Sequence[RawHit], knn_hits: Sequence[RawHit], spec: FusionSpec = DEFAULT_FUSION
 ) -> list[Hit]:
-    """RRF of two raw OpenSearch hit lists into Hits with the full score breakdown."""
-    fused = rrf([[str(h["_id"]) for h in hits] for hits in (bm25_hits, knn_hits)], k)
+    """Two raw OpenSearch hit lists fused as ``spec`` says (`FusionSpec.fuse`: the scores
+    the cluster's pipeline of that spec computes), ordered by `tie_key`, into Hits with the
+    full score breakdown."""
+    legs = [[(str(h["_id"]), _raw_score(h)) for h in hits] for hits in (bm25_hits, knn_hits)]
+    fused = spec.fuse(legs)
     raws: dict[str, RawHit] = {}
     for h in (*bm25_hits, *knn_hits):
         raws.setdefault(str(h["_id"]), h)
     bm25, knn = _ranks(bm25_hits), _ranks(knn_hits)
     order = sorted(fused, key=lambda d: tie_key(fused[d], raws[d]))
-    return [build_hit(raws[d], fused[d], "rrf-client", bm25.get(d), knn.get(d)) for d in order]
+    label = spec.side_label("client")
+    return [build_hit(raws[d], fused[d], label, bm25.get(d), knn.get(d)) for d in order]
 
 
 def hits_from_response(

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunkwise.errors import ConfigError
+from chunkwise.search.fusion import DEFAULT_FUSION, FusionSpec
 
 LOCAL_PRE_PROCESS = "connector.pre_process.cohere.embedding"
 LOCAL_POST_PROCESS = "connector.post_process.cohere.embedding"
@@ -182,23 +183,15 @@ def pipeline_name(model_id: str) -> str:
     return f"chunkwise-query-{model_id.lower()}"
 
 
-def default_pipeline_body(model_id: str, rank_constant: int = RRF_RANK_CONSTANT) -> dict[str, Any]:
-    """Fills in the model id for ``neural`` clauses, fuses ``hybrid`` queries by RRF
-    (the same k=60 as chunkwise's own fusion); other queries pass unchanged."""
+def default_pipeline_body(model_id: str, fusion: FusionSpec = DEFAULT_FUSION) -> dict[str, Any]:
+    """Fills in the model id for ``neural`` clauses, fuses ``hybrid`` queries as ``fusion``
+    says (the same spec as chunkwise's own fusion, both paths); other queries pass
+    unchanged."""
     return {
-        "description": f"chunkwise: neural queries embedded by {model_id}, hybrid fused by RRF",
+        "description": f"chunkwise: neural queries embedded by {model_id}, hybrid fused by "
+        f"{fusion.name}",
         "request_processors": [{"neural_query_enricher": {"default_model_id": model_id}}],
-        "phase_results_processors": [
-            {
-                "score-ranker-processor": {
-                    # Under "parameters": anywhere else neural-search ignores it (uses 60).
-                    "combination": {
-                        "technique": "rrf",
-                        "parameters": {"rank_constant": rank_constant},
-                    }
-                }
-            }
-        ],
+        "phase_results_processors": [fusion.processor()],
     }
 
 

@@ -57,7 +57,7 @@ def ensure_index(
     mismatch = model_mismatch(meta, live, model)
     if mismatch:  # stays live (no downtime); writes and vector queries refuse it
         log.warning("%s", mismatch)
-    pipeline = ensure_search_pipelines(client)
+    pipeline = ensure_search_pipelines(client, spec=settings.fusion_spec)
     return {
         "live_index": live,
         "read_alias": names.read_alias,
@@ -69,6 +69,7 @@ def ensure_index(
         "neural_search": bool(pipeline),
         "search_pipeline": pipeline,
         **layout,
+        "fusion": settings.fusion,
     }
 
 
@@ -119,7 +120,7 @@ def setup_query_model(
     attached = []
     for index in (settings.names.index(g) for g in ix.generations()):
         if serves(index_meta(client, index), spec):
-            pipeline = attach_query_model(client, index, model_id, spec)
+            pipeline = attach_query_model(client, index, model_id, spec, settings.fusion_spec)
             attached.append(index)
     return {
         "query_model_id": model_id,
@@ -141,7 +142,9 @@ def attach_query_model_to(
     spec = query_model_spec(embedder)
     model_id = find_model_for(client, settings.index_prefix, spec)
     if model_id:
-        attach_query_model(client, settings.names.index(generation), model_id, spec)
+        attach_query_model(
+            client, settings.names.index(generation), model_id, spec, settings.fusion_spec
+        )
     return model_id or ""
 
 

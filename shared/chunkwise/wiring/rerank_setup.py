@@ -22,11 +22,10 @@ def setup_rerank(
     client: Client | None = None,
 ) -> dict[str, str]:
     """Register + deploy the rerank model behind ``connector``; PUT the ``<prefix>-rerank``
-    pipeline (the default fusion, the live generation's query model for ``neural``
+    pipeline (the configured fusion, the live generation's query model for ``neural``
     clauses, then the rerank processor)."""
     from chunkwise.adapters.opensearch.query_model import generation_query_model
     from chunkwise.adapters.opensearch.rerank import ensure_rerank_model, ensure_rerank_pipeline
-    from chunkwise.search.hybrid import rrf_pipeline_body
     from chunkwise.search.rerank import rerank_pipeline_name
 
     client = client or opensearch_client(settings)
@@ -35,7 +34,7 @@ def setup_rerank(
     pipeline = ensure_rerank_pipeline(
         client,
         model_id,
-        rrf_pipeline_body(),
+        settings.fusion_spec.pipeline_body(),
         name=rerank_pipeline_name(settings.index_prefix),
         query_model_id=query_model,
     )

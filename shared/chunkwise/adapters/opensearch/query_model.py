@@ -38,6 +38,7 @@ from tenacity import (
 
 from chunkwise.adapters.opensearch.retries import RetryPolicy, with_retries
 from chunkwise.errors import ChunkwiseError
+from chunkwise.search.fusion import DEFAULT_FUSION, FusionSpec
 from chunkwise.search.query_model import (
     MODEL_NAME_INFIX,
     QueryModelSpec,
@@ -343,19 +344,28 @@ def _register(
     return model_id
 
 
-def ensure_default_pipeline(client: OpenSearch, model_id: str) -> str:
+def ensure_default_pipeline(
+    client: OpenSearch, model_id: str, fusion: FusionSpec = DEFAULT_FUSION
+) -> str:
     """PUT the generation's default search pipeline (same body, same name: idempotent)."""
     name = pipeline_name(model_id)
-    ml_call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id))
+    ml_call(client, "PUT", f"/_search/pipeline/{name}", default_pipeline_body(model_id, fusion))
     return name
 
 
-def attach_query_model(client: OpenSearch, index: str, model_id: str, spec: QueryModelSpec) -> str:
-    """Record ``model_id`` in the generation's ``_meta`` and make its pipeline the index's
-    default. Refuses a model of another embedder (`chunkwise.search.query_model.attach_check`)."""
+def attach_query_model(
+    client: OpenSearch,
+    index: str,
+    model_id: str,
+    spec: QueryModelSpec,
+    fusion: FusionSpec = DEFAULT_FUSION,
+) -> str:
+    """Record ``model_id`` in the generation's ``_meta`` and make its pipeline (fusing as
+    ``fusion`` says) the index's default. Refuses a model of another embedder
+    (`chunkwise.search.query_model.attach_check`)."""
     meta = index_meta(client, index)
     attach_check(meta, spec)
-    pipeline = ensure_default_pipeline(client, model_id)
+    pipeline = ensure_default_pipeline(client, model_id, fusion)
     if meta.get("query_model_id") != model_id:
         meta["query_model_id"] = model_id
         # _meta is replaced as a whole by a mapping update: send all of it.

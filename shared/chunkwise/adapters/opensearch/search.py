@@ -1,12 +1,14 @@
 """Executes hybrid search against OpenSearch (opensearch-py); picks the fusion path.
 
-- ``server``: the cluster has neural-search. A search pipeline fuses the
-  ``hybrid`` query's BM25 and k-NN sub-results: RRF (``score-ranker-processor``,
-  neural-search >= 2.19) or, on older plugins, min-max normalisation + mean.
-  One round trip; the score breakdown has the fused score only.
-- ``client``: two searches (BM25, k-NN) fused by `chunkwise.search.hybrid.rrf` (k=60);
-  the breakdown has both retrievers' scores and ranks.
-- ``auto`` (default): ``server`` if the plugin is there, else ``client``.
+- ``server``: the cluster has neural-search and the search pipeline of the searcher's
+  `FusionSpec` (``CHUNKWISE_FUSION``, default ``minmax:0.7``: ``normalization-processor``;
+  ``rrf:K``: ``score-ranker-processor``, neural-search >= 2.19), named by the spec
+  (``chunkwise-fusion-minmax-0-7``), so a pipeline found fuses as the spec says. One round
+  trip; the score breakdown has the fused score only.
+- ``client``: two searches (BM25, k-NN) fused by the same spec
+  (`chunkwise.search.hybrid.fuse_client_side`: the cluster's arithmetic, the same tie
+  rule); the breakdown has both retrievers' scores and ranks.
+- ``auto`` (default): ``server`` if the spec's pipeline is there, else ``client``.
 
 Both query the write alias (the reader needs pending chunks too) with the same
 filter inside every query: the chunk states, the caller's filters and metadata
@@ -42,9 +44,8 @@ from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames
 from chunkwise.index.reading import candidate_of, read_current
 from chunkwise.search.audit import withheld_count, withheld_count_query
+from chunkwise.search.fusion import DEFAULT_FUSION, FusionSpec
 from chunkwise.search.hybrid import (
-    PIPELINE_NORM,
-    PIPELINE_RRF,
     Hit,
     SearchFilters,
     bm25_query,
@@ -55,9 +56,7 @@ from chunkwise.search.hybrid import (
     hybrid_text_query,
     knn_query,
     neural_query,
-    normalization_pipeline_body,
     postprocess,
-    rrf_pipeline_body,
 )
 from chunkwise.search.rerank import Answer, RerankConfig, RerankOutcome, rerank_stage
 
@@ -70,50 +69,47 @@ QueryEmbedding = Literal["client", "cluster"]
 @dataclass(frozen=True)
 class ClusterCaps:
     neural_search: bool
-    rrf_pipeline: bool  # the RRF search pipeline exists
+    pipeline: str  # the search pipeline of the searcher's fusion spec; "" = none found
     version: str
-    norm_pipeline: bool = False  # the normalisation pipeline exists (older neural-search)
+    spec: FusionSpec = DEFAULT_FUSION  # the fusion both paths run
 
     @property
     def server_pipeline(self) -> str | None:
         """The search pipeline server-side fusion runs with; None = fuse client-side."""
-        if not self.neural_search:
-            return None
-        if self.rrf_pipeline:
-            return PIPELINE_RRF
-        return PIPELINE_NORM if self.norm_pipeline else None
+        return self.pipeline if self.neural_search and self.pipeline else None
 
 
 #: What the query path assumes when it may not even read the cluster's plugins.
-CLIENT_FUSION_ONLY = ClusterCaps(neural_search=False, rrf_pipeline=False, version="")
+CLIENT_FUSION_ONLY = ClusterCaps(neural_search=False, pipeline="", version="")
 
 
-def ensure_search_pipelines(client: OpenSearch, policy: RetryPolicy | None = None) -> str:
-    """Create the search pipelines hybrid search runs with; returns the one fusion uses
-    ('' without neural-search).
+def ensure_search_pipelines(
+    client: OpenSearch, policy: RetryPolicy | None = None, spec: FusionSpec = DEFAULT_FUSION
+) -> str:
+    """Create the search pipeline of ``spec`` (its `FusionSpec.pipeline_name`); returns its
+    name, '' without neural-search or when the plugin refuses it (RRF needs 2.19's
+    ``score-ranker-processor``): the query path then fuses client-side, the same way.
 
     The only place chunkwise writes search pipelines: the admin custom resource at
     deploy time and ``chunkwise local up`` call it (through `chunkwise.wiring.ensure_index`),
-    the query path never does (its role may only read). RRF needs neural-search >= 2.19
-    (``score-ranker-processor``); older plugins get min-max normalisation instead.
-    Further deploy-time search setup (a default pipeline, model connectors) belongs here.
+    the query path never does (its role may only read). Further deploy-time search setup
+    (a default pipeline, model connectors) belongs here.
     """
     pol = policy or RetryPolicy(attempts=3)
     if not _has_neural_search(client, pol):
         return ""
 
-    def put(name: str, body: dict[str, Any]) -> Any:
-        return client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
+    def put() -> Any:
+        return client.transport.perform_request(
+            "PUT", f"/_search/pipeline/{spec.pipeline_name}", body=spec.pipeline_body()
+        )
 
     try:
-        with_retries(pol, "put RRF pipeline", lambda: put(PIPELINE_RRF, rrf_pipeline_body()))
-        return PIPELINE_RRF
+        with_retries(pol, f"put {spec.name} pipeline", put)
     except PermanentError as exc:
-        log.info("RRF search pipeline not accepted (%s); using normalization", exc)
-    with_retries(
-        pol, "put normalization pipeline", lambda: put(PIPELINE_NORM, normalization_pipeline_body())
-    )
-    return PIPELINE_NORM
+        log.warning("search pipeline %s not accepted (%s): client-side fusion", spec.name, exc)
+        return ""
+    return spec.pipeline_name
 
 
 def _has_neural_search(client: OpenSearch, policy: RetryPolicy) -> bool:
@@ -132,19 +128,23 @@ def _pipeline_exists(client: OpenSearch, name: str, policy: RetryPolicy) -> bool
     return with_retries(policy, f"get pipeline {name}", get)
 
 
-def detect_caps(client: OpenSearch, policy: RetryPolicy | None = None) -> ClusterCaps:
-    """Does the cluster have neural-search, and which fusion pipelines exist? Reads only
+def detect_caps(
+    client: OpenSearch, policy: RetryPolicy | None = None, spec: FusionSpec = DEFAULT_FUSION
+) -> ClusterCaps:
+    """Does the cluster have neural-search and the search pipeline of ``spec``? Reads only
     (GET): the query role may not write, and the pipelines are created at deploy time."""
     pol = policy or RetryPolicy(attempts=3)
     neural = _has_neural_search(client, pol)
     version = str(with_retries(pol, "info", client.info).get("version", {}).get("number", ""))
     if not neural:
-        return ClusterCaps(neural_search=False, rrf_pipeline=False, version=version)
-    rrf = _pipeline_exists(client, PIPELINE_RRF, pol)
-    norm = not rrf and _pipeline_exists(client, PIPELINE_NORM, pol)
-    if not (rrf or norm):
-        log.warning("neural-search without a chunkwise search pipeline: fusing client-side")
-    return ClusterCaps(neural_search=True, rrf_pipeline=rrf, version=version, norm_pipeline=norm)
+        return ClusterCaps(neural_search=False, pipeline="", version=version, spec=spec)
+    found = _pipeline_exists(client, spec.pipeline_name, pol)
+    if not found:
+        log.warning(
+            "neural-search without the %s search pipeline: fusing client-side", spec.pipeline_name
+        )
+    pipeline = spec.pipeline_name if found else ""
+    return ClusterCaps(neural_search=True, pipeline=pipeline, version=version, spec=spec)
 
 
 def rejected_query(exc: TransportError) -> QueryRejected | None:
@@ -200,6 +200,7 @@ class Searcher:
         query_model_id: str | None = None,
         pipeline: tuple[str, str] | None = None,
         rerank: RerankConfig | None = None,
+        spec: FusionSpec = DEFAULT_FUSION,
     ) -> None:
         """``query_embedding="cluster"``: send the query text and let the cluster embed it
         (ML Commons, `chunkwise.search.query_model`); the generation's default search pipeline
@@ -207,7 +208,8 @@ class Searcher:
         The embedder then only says which languages the model reads. ``pipeline``: (name,
         fusion label) of another fusion pipeline for server-side fusion (`chunkwise eval
         --fusions`); its hits are ordered by the same tie rule. ``rerank``: the rerank
-        stage after fusion (`chunkwise.search.rerank`), off without a model id."""
+        stage after fusion (`chunkwise.search.rerank`), off without a model id. ``spec``:
+        the fusion of both paths (its pipeline server-side, `fuse_client_side` otherwise)."""
         self.client = client
         self.embedder = embedder
         self.names = names or IndexNames()
@@ -222,6 +224,7 @@ class Searcher:
         self.query_model_id = query_model_id
         self.pipeline = pipeline
         self.rerank = rerank or RerankConfig()
+        self.spec = spec
         self._caps: ClusterCaps | None = None
         self._lock = threading.Lock()
         self._model_checked = False
@@ -234,7 +237,7 @@ class Searcher:
         with self._lock:
             if self._caps is None:
                 try:
-                    self._caps = detect_caps(self.client, self.policy)
+                    self._caps = detect_caps(self.client, self.policy, self.spec)
                 except PermanentError as exc:
                     log.warning("cluster capabilities unreadable (%s): client-side fusion", exc)
                     self._caps = CLIENT_FUSION_ONLY
@@ -403,8 +406,8 @@ class Searcher:
     def _server(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
-        pipeline = self.caps.server_pipeline or PIPELINE_NORM
-        label = "rrf-server" if pipeline == PIPELINE_RRF else "norm-server"
+        pipeline = self.caps.server_pipeline or self.spec.pipeline_name
+        label = self.spec.side_label("server")
         if self.pipeline is not None:
             pipeline, label = self.pipeline
         body = hybrid_query(query, vector, window, f, lang=lang)
@@ -415,18 +418,19 @@ class Searcher:
     ) -> list[Hit]:
         b = self._search(bm25_query(query, window, f, lang=lang))
         kn = self._search(knn_query(vector, window, f))
-        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"])
+        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"], self.spec)
 
     def _cluster_embedded(
         self, query: str, window: int, f: SearchFilters, lang: str | None
     ) -> list[Hit]:
         """Same queries as the client-embedded path, with ``query_text`` for the k-NN part.
-        No pipeline is named: the generation's default pipeline (RRF, k=60) fuses, so
-        server-side fusion needs only the plugin, not a chunkwise search pipeline."""
+        No pipeline is named: the generation's default pipeline (the admin step's fusion
+        spec, `chunkwise.search.query_model.default_pipeline_body`) fuses, so server-side
+        fusion needs only the plugin, not a chunkwise search pipeline."""
         server = self.requested != "client" and self.caps.neural_search
         if server:
             body = hybrid_text_query(query, window, f, lang=lang, model_id=self.query_model_id)
-            return hits_from_response(self._search(body), "rrf-server")
+            return hits_from_response(self._search(body), self.spec.side_label("server"))
         b = self._search(bm25_query(query, window, f, lang=lang))
         kn = self._search(neural_query(query, window, f, model_id=self.query_model_id))
-        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"])
+        return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"], self.spec)

@@ -336,19 +336,6 @@ RawHit = Mapping[str, Any]  # one element of response["hits"]["hits"]
 Ranked = tuple[float, int]  # one retriever's score and 1-based rank of a hit
 
 
-def rrf(ranked_lists: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
-    """Reciprocal rank fusion: score(d) = sum over lists of 1 / (k + rank(d)), rank from 1."""
-    scores: dict[str, float] = {}
-    for lst in ranked_lists:
-        seen: set[str] = set()
-        for rank, doc in enumerate(lst, start=1):
-            if doc in seen:
-                continue
-            seen.add(doc)
-            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
-    return scores
-
-
 def tie_key(score: float, raw: RawHit) -> tuple[float, int, str]:
     """The one order of results, whichever side fused them: best score first; equal
     scores by the earlier chunk, then id.

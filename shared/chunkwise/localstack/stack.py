@@ -99,7 +99,8 @@ def stack_up(
     if step("query model", lambda: setup_query_model(cfg, start=start)):
         say(
             f"query model {cfg.query_model_id} answers (the cluster embeds neural queries "
-            f"via {cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid by RRF"
+            f"via {cfg.embed_url}); default search pipeline of {cfg.live_index}: hybrid, "
+            f"fused by {info['fusion']}"
         )
     return cfg
 

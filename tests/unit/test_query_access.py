@@ -14,6 +14,7 @@ import base64
 import copy
 import importlib.util
 import json
+import logging
 import sys
 import time
 import uuid
@@ -388,6 +389,9 @@ def test_the_audit_line_says_who_asked_and_what_was_withheld_never_the_text(
     mod, _ = query
     # Powertools keeps one handler per logger name, bound to the stdout of its first use.
     mod.logger.registered_handler.setStream(sys.stdout)
+    # ... and to the level of its first use (an end-to-end run quiets it to WARNING):
+    # the audit line of an answered query is INFO.
+    mod.logger.setLevel(logging.INFO)
     question = "Wer verdient am meisten im Vorstand"
     token = issuer.mint("alice", ["legal"])
     status, _, _ = call(mod, request(token, {"query": question, "k": 10}))

@@ -387,21 +387,14 @@ class Searcher:
         return hits_from_response(self._search(bm25_query(query, window, f, lang=lang)), "bm25")
 
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
-        def attempt() -> Any:
-            try:
-                # whole or an error: a shard lost mid-query is a 503, not fewer hits
-                every = {**WHOLE, **(params or {})}
-                preference = getattr(self._request, "preference", "")
-                if preference:
-                    every.setdefault("preference", preference)
-                return whole(self.client.search(index=self.index, body=body, params=every))
-            except TransportError as exc:
-                rejected = rejected_query(exc)
-                if rejected is not None:
-                    raise rejected from exc  # not retried: the same query fails again
-                raise
-
-        return with_retries(self.policy, "search", attempt)
+        # whole or an error: a shard lost mid-query is a 503, not fewer hits
+        every = {**WHOLE, **(params or {})}
+        preference = getattr(self._request, "preference", "")
+        if preference:
+            every.setdefault("preference", preference)
+        return with_retries(
+            self.policy, "search", lambda: _whole_search(self.client, self.index, body, every)
+        )
 
     def _server(
         self, query: str, vector: list[float], window: int, f: SearchFilters, lang: str | None
@@ -434,3 +427,16 @@ class Searcher:
         b = self._search(bm25_query(query, window, f, lang=lang))
         kn = self._search(neural_query(query, window, f, model_id=self.query_model_id))
         return fuse_client_side(b["hits"]["hits"], kn["hits"]["hits"], self.spec)
+
+
+def _whole_search(
+    client: OpenSearch, index: str, body: Mapping[str, Any], params: dict[str, Any]
+) -> Any:
+    """One search attempt: the whole answer, or the query's own error."""
+    try:
+        return whole(client.search(index=index, body=body, params=params))
+    except TransportError as exc:
+        rejected = rejected_query(exc)
+        if rejected is not None:
+            raise rejected from exc  # not retried: the same query fails again
+        raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ from opensearchpy.exceptions import AuthorizationException, NotFoundError, Reque
 from chunkwise.adapters.opensearch.generations import GenerationError
 from chunkwise.adapters.opensearch.search import Searcher, detect_caps, ensure_search_pipelines
 from chunkwise.search.fusion import DEFAULT_FUSION, parse_fusion
+from tests.fakes.embedder import FixedEmbedder
 
 
 class _Cat:
@@ -101,29 +101,16 @@ class _Client:
         return {"hits": {"hits": hits}}
 
 
-class _FakeEmbedder:
-    name, dimension, max_tokens, batch_size = "fake", 3, 10, 1
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[1.0, 0.0, 0.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0, 0.0]
-
-
 def test_without_neural_search_fuses_client_side() -> None:
     client = _Client(["opensearch-knn"])
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     assert s.fusion == "client"
     hits = s.search("q", k=2)
     assert len(hits) == 2 and hits[0].score.fusion == "norm-client"  # minmax:0.7, the default
     assert len(client.searches) == 2  # one BM25, one k-NN request
     assert "multi_match" in str(client.searches[0][0]) and "knn" in str(client.searches[1][0])
     with pytest.raises(RuntimeError, match="neural-search"):
-        _ = Searcher(client, _FakeEmbedder(), fusion="server").fusion  # type: ignore[arg-type]
+        _ = Searcher(client, FixedEmbedder(), fusion="server").fusion  # type: ignore[arg-type]
 
 
 def test_with_neural_search_uses_the_default_fusion_pipeline() -> None:
@@ -131,14 +118,14 @@ def test_with_neural_search_uses_the_default_fusion_pipeline() -> None:
     default = "chunkwise-fusion-minmax-0-7"
     assert DEFAULT_FUSION.pipeline_name == default
     assert ensure_search_pipelines(client) == default  # type: ignore[arg-type]
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     assert s.fusion == "server"
     hits = s.search("q", k=3)
     assert hits[0].score.fusion == "norm-server"
     body, params = client.searches[0]
     assert params == {"search_pipeline": default} and "hybrid" in body["query"]
     # forcing the client path still works on such a cluster
-    assert Searcher(client, _FakeEmbedder(), fusion="client").fusion == "client"  # type: ignore[arg-type]
+    assert Searcher(client, FixedEmbedder(), fusion="client").fusion == "client"  # type: ignore[arg-type]
 
 
 def test_rrf_stays_selectable_with_its_own_pipeline() -> None:
@@ -149,7 +136,7 @@ def test_rrf_stays_selectable_with_its_own_pipeline() -> None:
     assert caps.server_pipeline == "chunkwise-fusion-rrf-60"
     # the default's pipeline was not written: a default searcher fuses client-side
     assert detect_caps(client).server_pipeline is None  # type: ignore[arg-type]
-    s = Searcher(client, _FakeEmbedder(), spec=rrf)  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder(), spec=rrf)  # type: ignore[arg-type]
     assert s.search("q", k=1)[0].score.fusion == "rrf-server"
     assert client.searches[-1][1] == {"search_pipeline": "chunkwise-fusion-rrf-60"}
 
@@ -158,13 +145,13 @@ def test_neural_search_without_rrf_fuses_rrf_client_side() -> None:
     client = _Client(["opensearch-neural-search"], rrf_ok=False)
     rrf = parse_fusion("rrf:60")
     assert ensure_search_pipelines(client, spec=rrf) == ""  # type: ignore[arg-type]
-    s = Searcher(client, _FakeEmbedder(), spec=rrf)  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder(), spec=rrf)  # type: ignore[arg-type]
     assert s.search("q", k=1)[0].score.fusion == "rrf-client"
 
 
 def test_search_never_writes_and_detects_the_cluster_once() -> None:
     client = _Client(["opensearch-knn", "opensearch-neural-search"], read_only=True)
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     for _ in range(3):
         assert len(s.search("q", k=2)) == 2
     assert client.transport.puts == []  # the query role may not PUT
@@ -177,7 +164,7 @@ def test_pipelines_created_at_deploy_time_are_used_by_a_read_only_searcher() -> 
     ensure_search_pipelines(client)  # type: ignore[arg-type]
     client.transport.read_only = True
     puts = list(client.transport.puts)
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     assert s.search("q", k=1)[0].score.fusion == "norm-server"
     assert client.transport.puts == puts
 
@@ -191,13 +178,13 @@ def test_unreadable_capabilities_are_cached_as_client_fusion() -> None:
         raise AuthorizationException(403, "not authorized", {})
 
     client.cat.plugins = refuse  # type: ignore[method-assign]
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     for _ in range(3):
         assert s.search("q", k=1)[0].score.fusion == "norm-client"
     assert calls == [1]
 
 
-class _EnglishOnlyEmbedder(_FakeEmbedder):
+class _EnglishOnlyEmbedder(FixedEmbedder):
     languages = frozenset({"en"})
 
     def embed_query(self, text: str) -> list[float]:
@@ -234,13 +221,13 @@ def test_a_generation_of_another_model_is_refused_before_any_vector_query(
     meta: dict[str, Any],
 ) -> None:
     client = _Client(["opensearch-knn"], meta=meta)
-    s = Searcher(client, _FakeEmbedder())  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
     with pytest.raises(GenerationError, match=r"chunks-g1 was built with the model .* fake"):
         s.search("q", k=2)
     assert client.searches == []  # nothing was queried against the wrong vector space
 
 
-class _NoQueryVectors(_FakeEmbedder):
+class _NoQueryVectors(FixedEmbedder):
     def embed_query(self, text: str) -> list[float]:
         raise AssertionError("the cluster embeds the query: no vector may be computed here")
 
@@ -263,7 +250,7 @@ def test_cluster_embedding_sends_the_text_and_names_no_pipeline(
 def test_a_query_over_the_models_token_cap_is_the_callers_input() -> None:
     from chunkwise.errors import QueryRejected
 
-    class Capped(_FakeEmbedder):
+    class Capped(FixedEmbedder):
         def count_query_tokens(self, text: str) -> int:
             return len(text.split())
 

@@ -28,6 +28,7 @@ from chunkwise.search.audit import AuditRecord
 from chunkwise.search.endpoint import QueryEndpoint
 from chunkwise.search.hybrid import SearchFilters
 from chunkwise.search.rerank import Answer
+from tests.fakes.embedder import FixedEmbedder
 
 FAST = RetryPolicy(attempts=3, initial=0.001, maximum=0.002, jitter=0)
 
@@ -99,21 +100,8 @@ class _Client:
         return self.docs.pop(0) if len(self.docs) > 1 else self.docs[0]
 
 
-class _Embedder:
-    name, dimension, max_tokens, batch_size = "fake", 3, 10, 1
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[1.0, 0.0, 0.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0, 0.0]
-
-
 def _searcher(client: _Client) -> Searcher:
-    return Searcher(client, _Embedder(), fusion="client", policy=FAST)  # type: ignore[arg-type]
+    return Searcher(client, FixedEmbedder(), fusion="client", policy=FAST)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ the helper

@@ -1172,3 +1172,18 @@ def test_a_word_in_capitals_broken_at_a_line_end_is_joined_where_the_document_wr
     # Not written whole anywhere: the hyphen is the word's own, as before a capital.
     assert join_lines(["the SHELL-", "BUILTIN list"], seen) == "the SHELL-BUILTIN list"
     assert join_lines(["per E-", "Mail"], seen) == "per E-Mail"
+
+
+def test_a_path_wrapped_at_its_own_hyphen_or_slash_stays_one_token() -> None:
+    # Issue #26 (f): a cell or line wrapping inside "/usr/lib/x86_64-linux-gnu/pkgconfig/"
+    # lost the path's hyphen (ruled cells) or got a space (banded and aligned cells).
+    from chunkwise.extract.pdf.tables.gutters import join_cell_text
+
+    wrapped = ["/usr/lib/x86_64-linux-", "gnu/pkgconfig/"]
+    assert join_lines(wrapped, in_cell=True) == "/usr/lib/x86_64-linux-gnu/pkgconfig/"
+    assert join_cell_text(*wrapped) == "/usr/lib/x86_64-linux-gnu/pkgconfig/"
+    assert join_cell_text("/usr/lib/", "x86_64-linux-gnu/") == "/usr/lib/x86_64-linux-gnu/"
+    assert join_lines(["see /usr/lib/x86_64-linux-", "gnu/ here"]) == (
+        "see /usr/lib/x86_64-linux-gnu/ here"
+    )
+    assert join_cell_text("Tabellenein-", "träge") == "Tabelleneinträge"  # still a word

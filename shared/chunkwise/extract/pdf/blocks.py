@@ -154,6 +154,8 @@ def join_lines(
             out = text
         elif out.endswith("\u00ad"):
             out = out[:-1] + text
+        elif text[:1].isalnum() and _in_path(out):
+            out = out + text  # a path or identifier wrapped at its own hyphen
         elif text[:1].islower() and _unbreakable_stem(out) and not _suspended(text):
             out = out + text
         elif hyphen and text[:1].islower() and not _suspended(text):
@@ -171,6 +173,17 @@ def join_lines(
         else:
             out = out + " " + text
     return out
+
+
+def _in_path(out: str) -> bool:
+    """The text ends in a hyphen inside a token with a slash or an underscore
+    ("/usr/lib/x86_64-linux-"): a path or an identifier, which neither TeX nor an
+    office suite hyphenates; the line broke at the token's own hyphen, which stays.
+    (A TeX control word, "\\phan-" + "tomsection", is hyphenated: not counted.)"""
+    if not out.endswith("-") or len(out) < 2 or not out[-2].isalnum():
+        return False
+    token = out.rsplit(None, 1)[-1]
+    return any(c in token[:-1] for c in "/_")
 
 
 def _unbreakable_stem(out: str) -> bool:

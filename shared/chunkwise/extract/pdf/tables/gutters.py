@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from statistics import median
 
+from ..blocks import join_lines
 from ..items import TableFragment
 from ..lines import CELL_GAP_EM, Line, Segment
 
@@ -156,14 +157,14 @@ def _broken_word(cell: str) -> bool:
 
 
 def join_cell_text(a: str, b: str) -> str:
-    """A cell's text and its next line's: a word hyphenated at the line end is whole."""
+    """A cell's text and its next line's, joined as a ruled cell's lines are
+    (`blocks.join_lines`): a word hyphenated at the line end is whole, and a path wrapped
+    at a slash or at its own hyphen ("/usr/lib/x86_64-linux-" + "gnu/") gets no space."""
     if not a:
         return b
     if not b:
         return a
-    if a.endswith("-") and len(a) > 1 and a[-2].isalpha() and b[:1].islower():
-        return a[:-1] + b
-    return f"{a} {b}"
+    return join_lines([a, b], in_cell=True)
 
 
 def table_rows(

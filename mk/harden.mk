@@ -12,3 +12,9 @@ checkov:
 
 faults: setup
 	bash scripts/with-services.sh $(BIN)/python -m bench.faults.run $(FAULTS_ARGS)
+
+# The faults of the local 3-node cluster (bench/faults/cluster.py): kill -9, restarts,
+# a paused node under the revision protocol; bench/results/faults-cluster.md (+ .json).
+.PHONY: faults-cluster
+faults-cluster: setup
+	OPENSEARCH_NODES=3 bash scripts/with-services.sh $(BIN)/python -m bench.faults.run --nodes 3

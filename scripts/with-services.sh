@@ -2,8 +2,26 @@
 # Run a command with the local services its tests need, then stop what we started,
 # whatever the outcome. OPENSEARCH_URL / AWS_ENDPOINT_URL set means "use that
 # stack, start nothing".
+#
+# OPENSEARCH_NODES=3 starts (or uses) the local cluster of three nodes instead of one
+# node (tools/opensearch/opensearch.sh): OPENSEARCH_URL then names all three nodes,
+# comma-separated, and new generations get 3 shards and 1 replica
+# (CHUNKWISE_INDEX_SHARDS / CHUNKWISE_INDEX_REPLICAS, unless set).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+nodes="${OPENSEARCH_NODES:-1}"
+base="${OPENSEARCH_PORT:-9200}"
+node_urls() {
+  local i urls=""
+  for ((i = 0; i < nodes; i++)); do urls+="${urls:+,}http://127.0.0.1:$((base + i))"; done
+  echo "$urls"
+}
+if ((nodes > 1)); then
+  export OPENSEARCH_NODES="$nodes"
+  export CHUNKWISE_INDEX_SHARDS="${CHUNKWISE_INDEX_SHARDS:-$((nodes < 3 ? nodes : 3))}"
+  export CHUNKWISE_INDEX_REPLICAS="${CHUNKWISE_INDEX_REPLICAS:-1}"
+fi
 
 started=()
 stop_all() {
@@ -20,13 +38,13 @@ trap stop_all EXIT
 
 if [[ -z "${OPENSEARCH_URL:-}" ]] && bash tools/opensearch/opensearch.sh status >/dev/null 2>&1; then
   echo "with-services: OpenSearch already running; using it and leaving it running" >&2
-  export OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT:-9200}"
+  export OPENSEARCH_URL="$(node_urls)"
 elif [[ -z "${OPENSEARCH_URL:-}" ]]; then
   echo "with-services: starting OpenSearch" >&2
   bash tools/opensearch/opensearch.sh up || { echo "with-services: OpenSearch failed to start" >&2; exit 1; }
   started+=(opensearch)
-  # Tests and tools find the node we started through OPENSEARCH_URL.
-  export OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT:-9200}"
+  # Tests and tools find the node(s) we started through OPENSEARCH_URL.
+  export OPENSEARCH_URL="$(node_urls)"
 fi
 if [[ -z "${AWS_ENDPOINT_URL:-}" ]] && bash scripts/localstack.sh status >/dev/null 2>&1; then
   echo "with-services: S3/SQS emulator already running; using it and leaving it running" >&2

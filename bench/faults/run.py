@@ -45,7 +45,21 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.faults.run")
     p.add_argument("scenarios", nargs="*", help=f"any of {', '.join(SCENARIOS)} (default: all)")
     p.add_argument("--no-write", action="store_true", help="print only, write no results")
+    p.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="3: the faults of the local 3-node cluster (bench/faults/cluster.py), written to "
+        "bench/results/faults-cluster.md/.json; needs OPENSEARCH_NODES=3 services",
+    )
     args = p.parse_args(argv)
+    stem = "faults"
+    if args.nodes > 1:
+        from bench.faults.cluster import cluster_scenario
+
+        SCENARIOS.clear()
+        SCENARIOS["cluster"] = cluster_scenario
+        stem = "faults-cluster"
     opensearch_url = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
     endpoint = os.environ.get("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
     names = args.scenarios or list(SCENARIOS)
@@ -76,19 +90,20 @@ def main(argv: list[str]) -> int:
             "load_average_after": after,
             "seconds": seconds,
         }
-        (RESULTS / "faults.json").write_text(
+        (RESULTS / f"{stem}.json").write_text(
             json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=2) + "\n",
             encoding="utf-8",
         )
         header = (
-            "# Fault injection (`make faults`)\n\n"
+            f"# Fault injection (`make {stem}`; `python -m bench.faults.run "
+            f"{'--nodes 3' if args.nodes > 1 else ''}`)\n\n"
             f"{meta['date']}; {meta['machine']}; load average "
             f"{before[0]} before, {after[0]} after (1-minute); "
             f"seconds per scenario {seconds}.\n\n"
             "Local stack: the S3/SQS emulator and the real OpenSearch node; the handlers are "
             "functions/*/app.py. See samdocs/operations.md (fault injection).\n\n"
         )
-        (RESULTS / "faults.md").write_text(header + text + "\n", encoding="utf-8")
+        (RESULTS / f"{stem}.md").write_text(header + text + "\n", encoding="utf-8")
     return 1 if failed else 0
 
 

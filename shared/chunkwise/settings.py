@@ -276,6 +276,11 @@ class CliSettings(_Base):
         validation_alias=AliasChoices("OPENSEARCH_URL", "CHUNKWISE_OPENSEARCH_URL"),
     )
     index_prefix: str = "chunks"
+    # `chunkwise index create --shards/--replicas`: the same settings as the functions'
+    # (OpenSearchSettings.index_shards / index_replicas), so a generation made by hand
+    # has the layout the stack's own would have.
+    index_shards: int = Field(1, ge=1, le=1024)
+    index_replicas: int = Field(0, ge=0, le=15)
 
 
 class LocalPorts(BaseSettings):
@@ -284,6 +289,8 @@ class LocalPorts(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, env_ignore_empty=True)
 
     opensearch_port: int | None = None
+    # Nodes of the local OpenSearch (tools/opensearch/opensearch.sh): 1, or a cluster.
+    opensearch_nodes: int = Field(1, ge=1, le=9)
     localstack_port: int | None = None
     chunkwise_embed_port: int | None = None
 

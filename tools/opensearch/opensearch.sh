@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# A real single-node OpenSearch for local runs and CI, assembled from Maven Central (no Docker).
+# A real OpenSearch for local runs and CI, assembled from Maven Central (no Docker): one node,
+# or a cluster of OPENSEARCH_NODES nodes of the same build on loopback.
 #
-#   tools/opensearch/opensearch.sh up [--port N] [--fresh]   start (idempotent), wait for yellow
-#   tools/opensearch/opensearch.sh down                      SIGTERM, wait, then SIGKILL
-#   tools/opensearch/opensearch.sh status                    exit 0 if the node answers
+#   tools/opensearch/opensearch.sh up [--port N] [--fresh] [--nodes N]
+#                                                            start (idempotent: starts the nodes
+#                                                            not running), wait for yellow
+#   tools/opensearch/opensearch.sh down                      SIGTERM, wait, then SIGKILL: the
+#                                                            single node and every cluster node
+#   tools/opensearch/opensearch.sh status                    exit 0 if the node (cluster) answers
+#   tools/opensearch/opensearch.sh pids                      cluster only: "<node name> <pid>" lines
 #   tools/opensearch/opensearch.sh build                     only resolve/assemble (pom.xml)
 #   tools/opensearch/opensearch.sh cds                       optional: write a class-data archive
 #                                                            (start once, stop) for faster starts
@@ -24,20 +29,38 @@
 #   OPENSEARCH_CDS_ARCHIVE    where `cds` writes / `up` reads the archive
 #                             (default tools/opensearch/target/opensearch-classes.jsa)
 #   OPENSEARCH_MVN_ARGS       extra Maven arguments, e.g. "-Dmaven.repo.local=/some/cache"
+#   OPENSEARCH_NODES          1 (default): one node, discovery.type=single-node, state in
+#                             $OPENSEARCH_STATE_DIR. N > 1: a cluster of N nodes (cluster_manager,
+#                             data, ingest each) named chunkwise-local-0..N-1 on HTTP ports
+#                             OPENSEARCH_PORT+i (transport +100), discovering each other on
+#                             loopback; node i keeps pid, port, node.log, data/ and logs/ in
+#                             $OPENSEARCH_CLUSTER_DIR/node-i (default <repo>/.local/opensearch-cluster).
+#                             The cluster's default heap is 768m per node (OPENSEARCH_HEAP) and it
+#                             waits up to 300 s (OPENSEARCH_START_TIMEOUT) for all N nodes.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-STATE="${OPENSEARCH_STATE_DIR:-$REPO/.local/opensearch}"
-PIDFILE="$STATE/pid"
-PORTFILE="$STATE/port"
-LOG="$STATE/node.log"
+SINGLE_STATE="${OPENSEARCH_STATE_DIR:-$REPO/.local/opensearch}"
+CLUSTER_STATE="${OPENSEARCH_CLUSTER_DIR:-$REPO/.local/opensearch-cluster}"
+NODES="${OPENSEARCH_NODES:-1}"
+[[ "$NODES" =~ ^[1-9]$ ]] || { echo "opensearch: ERROR: OPENSEARCH_NODES must be 1..9, not '$NODES'" >&2; exit 1; }
 NODE_HOME="$HERE/target/home"
 LAUNCHER="$HERE/target/opensearch-local-launcher.jar"
 STAMP="$NODE_HOME/.assembled"
 CDS_ARCHIVE="${OPENSEARCH_CDS_ARCHIVE:-$HERE/target/opensearch-classes.jsa}"
 MAIN_CLASS="chunkwise.opensearch.LocalNode"
-NODE_NAME="chunkwise-local"
+
+# The node the functions below act on: the single node, or node i of the cluster.
+use_single() {
+    STATE="$SINGLE_STATE"; PIDFILE="$STATE/pid"; PORTFILE="$STATE/port"; LOG="$STATE/node.log"
+    NODE_NAME="chunkwise-local"
+}
+use_node() { # i
+    STATE="$CLUSTER_STATE/node-$1"; PIDFILE="$STATE/pid"; PORTFILE="$STATE/port"; LOG="$STATE/node.log"
+    NODE_NAME="chunkwise-local-$1"
+}
+use_single
 
 # ML Commons on this local node only (never on a shared or AWS cluster): the query
 # embedding connector points at chunkwise's loopback endpoint (plain HTTP on 127.0.0.1),
@@ -155,11 +178,15 @@ cmd_up() {
             --port) [[ $# -ge 2 ]] || die "--port needs a value"; port="$2"; shift 2 ;;
             --port=*) port="${1#--port=}"; shift ;;
             --fresh) fresh=1; shift ;;
+            --nodes) [[ $# -ge 2 ]] || die "--nodes needs a value"; NODES="$2"; shift 2 ;;
+            --nodes=*) NODES="${1#--nodes=}"; shift ;;
             *) die "unknown option for up: $1" ;;
         esac
     done
     [[ "$port" =~ ^[0-9]+$ ]] || die "bad port: $port"
+    [[ "$NODES" =~ ^[1-9]$ ]] || die "--nodes must be 1..9, not '$NODES'"
     if [[ -n "${OPENSEARCH_URL:-}" ]]; then external_check; return; fi
+    if ((NODES > 1)); then cluster_up "$port" "$fresh"; return; fi
 
     local url="http://127.0.0.1:$port" pid
     if pid="$(our_pid)"; then
@@ -181,13 +208,21 @@ cmd_up() {
     port_busy "$tport" && die "transport port $tport (HTTP port + 100) on 127.0.0.1 is already in use; pick another --port"
 
     build
-    local java
-    java="$(pick_java)"
-    mkdir -p "$STATE"
     ((fresh)) && rm -rf "$STATE/data"
+    local t0=$SECONDS
+    launch_node "$port" "-Ediscovery.type=single-node" "-Ecluster.name=chunkwise-local"
+    say "starting pid $LAUNCHED on $url (heap ${OPENSEARCH_HEAP:-1g}, log $LOG)"
+    wait_ready "$LAUNCHED" "$url" "$t0" child
+}
+
+# Starts the current node's JVM (use_single / use_node) on HTTP port $1 with the node
+# settings that follow; its pid in $LAUNCHED and in the pid file.
+launch_node() { # port setting...
+    local port="$1"; shift
+    local tport=$((port + 100)) java
+    java="$(pick_java)"
     mkdir -p "$STATE/data" "$STATE/logs" "$STATE/tmp"
     : >"$LOG"
-
     local heap="${OPENSEARCH_HEAP:-1g}"
     # shellcheck disable=SC2206  # OPENSEARCH_SETTINGS is a list of -Ekey=value words on purpose
     local extra=(${OPENSEARCH_SETTINGS:-})
@@ -203,7 +238,6 @@ cmd_up() {
     fi
     # shellcheck disable=SC2206
     local jvm_extra=(${OPENSEARCH_JAVA_OPTS:-})
-    local t0=$SECONDS
     nohup "$java" \
         -Xms512m "-Xmx$heap" -Xss1m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
         -Dfile.encoding=UTF-8 -Djava.awt.headless=true -Djna.nosys=true \
@@ -213,20 +247,141 @@ cmd_up() {
         "${jvm_fast[@]}" "${jvm_extra[@]}" \
         -cp "$NODE_HOME/lib/*:$LAUNCHER" "$MAIN_CLASS" \
         "-Epath.home=$NODE_HOME" "-Epath.data=$STATE/data" "-Epath.logs=$STATE/logs" \
-        "-Enode.name=$NODE_NAME" "-Ecluster.name=chunkwise-local" \
+        "-Enode.name=$NODE_NAME" \
         "-Enode.roles=cluster_manager,data,ingest" \
         "-Enetwork.host=127.0.0.1" "-Ehttp.port=$port" "-Etransport.port=$tport" \
-        "-Ediscovery.type=single-node" \
+        "$@" \
         "-Ecluster.routing.allocation.disk.threshold_enabled=false" \
         "${ML_LOCAL_SETTINGS[@]}" \
         "${extra[@]}" \
         </dev/null >>"$LOG" 2>&1 &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
+    LAUNCHED=$!
+    echo "$LAUNCHED" >"$PIDFILE"
     echo "$port" >"$PORTFILE"
-    say "starting pid $pid on $url (heap $heap, log $LOG)"
+}
 
-    wait_ready "$pid" "$url" "$t0" child
+# --- the cluster (OPENSEARCH_NODES > 1) ---------------------------------------------------------
+cluster_up() { # base-port fresh
+    local base="$1" fresh="$2" i pid seeds="" managers="" started=()
+    for ((i = 0; i < NODES; i++)); do
+        seeds+="${seeds:+,}127.0.0.1:$((base + 100 + i))"
+        managers+="${managers:+,}chunkwise-local-$i"
+    done
+    # Ports first: a node we do not own on one of them stops everything before any start.
+    for ((i = 0; i < NODES; i++)); do
+        use_node "$i"
+        if pid="$(our_pid)"; then
+            [[ "$(cat "$PORTFILE" 2>/dev/null)" == "$((base + i))" ]] \
+                || die "$NODE_NAME (pid $pid) runs on port $(cat "$PORTFILE" 2>/dev/null); run '$0 down' first"
+            continue
+        fi
+        port_busy "$((base + i))" && die "port $((base + i)) on 127.0.0.1 is in use by another process; pick another OPENSEARCH_PORT"
+        port_busy "$((base + 100 + i))" && die "transport port $((base + 100 + i)) on 127.0.0.1 is in use; pick another OPENSEARCH_PORT"
+    done
+    build
+    # The heap of one node of N on a shared machine: 768m each (samdocs/local-stack.md).
+    local heap="${OPENSEARCH_HEAP:-768m}" t0=$SECONDS
+    for ((i = 0; i < NODES; i++)); do
+        use_node "$i"
+        our_pid >/dev/null && continue
+        ((fresh)) && rm -rf "$STATE/data"
+        # initial_cluster_manager_nodes only counts on the very first start of an empty
+        # cluster (bootstrap); a node with cluster state ignores it, so restarts keep it.
+        OPENSEARCH_HEAP="$heap" launch_node "$((base + i))" \
+            "-Ecluster.name=chunkwise-local-cluster" \
+            "-Ediscovery.seed_hosts=$seeds" \
+            "-Ecluster.initial_cluster_manager_nodes=$managers"
+        started+=("$i:$LAUNCHED")
+        say "starting $NODE_NAME: pid $LAUNCHED on http://127.0.0.1:$((base + i)) (heap $heap, log $LOG)"
+    done
+    local timeout="${OPENSEARCH_START_TIMEOUT:-300}" health="" url="http://127.0.0.1:$base"
+    while :; do
+        local entry
+        for entry in "${started[@]}"; do
+            pid="${entry#*:}"
+            if ! kill -0 "$pid" 2>/dev/null; then
+                use_node "${entry%%:*}"
+                rm -f "$PIDFILE"
+                say "---- last lines of $LOG ----"
+                tail -n 25 "$LOG" >&2 || true
+                die "$NODE_NAME exited during startup. Full log: $LOG (the other nodes keep running; '$0 down' stops them)"
+            fi
+        done
+        health="$(cluster_health "$base")"
+        [[ "$health" =~ ^(green|yellow)\ $NODES$ ]] && break
+        if ((SECONDS - t0 >= timeout)); then
+            die "no cluster of $NODES nodes after ${timeout}s (health: '${health:-no answer}'); logs in $CLUSTER_STATE/node-*/node.log; '$0 down' stops the nodes"
+        fi
+        sleep 1
+    done
+    say "up: cluster of $NODES nodes, http://127.0.0.1:$base..$((base + NODES - 1)) (health ${health% *}, $((SECONDS - t0)) s)"
+}
+
+# "<status> <number of nodes>" from the first node of the cluster that answers.
+cluster_health() { # base-port
+    local i body
+    for ((i = 0; i < NODES; i++)); do
+        body="$(http_get "http://127.0.0.1:$(($1 + i))/_cluster/health")" || continue
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["number_of_nodes"])' <<<"$body" 2>/dev/null && return 0
+    done
+    return 0
+}
+
+cluster_base_port() { # the HTTP port of node 0 as recorded, else OPENSEARCH_PORT
+    cat "$CLUSTER_STATE/node-0/port" 2>/dev/null || echo "${OPENSEARCH_PORT:-9200}"
+}
+
+cluster_down() {
+    local i pid stopped=0
+    # Stop them all at once (SIGTERM each, then wait): one by one, every node left would
+    # first re-elect and re-allocate for the one just gone.
+    local pids=()
+    for dir in "$CLUSTER_STATE"/node-*; do
+        [[ -d "$dir" ]] || continue
+        i="${dir##*/node-}"
+        use_node "$i"
+        if pid="$(our_pid)"; then
+            kill -TERM "$pid" 2>/dev/null || true
+            pids+=("$pid")
+        fi
+        rm -f "$PIDFILE"
+    done
+    for pid in "${pids[@]}"; do
+        stop_pid "$pid"
+        stopped=$((stopped + 1))
+    done
+    ((stopped)) && say "stopped $stopped cluster node(s)"
+    return 0
+}
+
+cluster_status() {
+    local base i pid alive=0 health
+    base="$(cluster_base_port)"
+    for ((i = 0; i < NODES; i++)); do
+        use_node "$i"
+        if pid="$(our_pid)"; then
+            alive=$((alive + 1))
+            say "$NODE_NAME: pid $pid, http://127.0.0.1:$(cat "$PORTFILE")"
+        else
+            say "$NODE_NAME: not running"
+        fi
+    done
+    health="$(cluster_health "$base")"
+    ((alive == NODES)) && [[ "$health" =~ ^(green|yellow)\ $NODES$ ]] || {
+        say "cluster: $alive of $NODES nodes running, health '${health:-no answer}'"
+        return 1
+    }
+    say "running: cluster of $NODES nodes from http://127.0.0.1:$base (health ${health% *})"
+}
+
+cluster_pids() {
+    local dir pid
+    for dir in "$CLUSTER_STATE"/node-*; do
+        [[ -d "$dir" ]] || continue
+        use_node "${dir##*/node-}"
+        pid="$(our_pid)" && echo "$NODE_NAME $pid"
+    done
+    return 0
 }
 
 # Waits until the node answers with yellow/green health; on death or timeout: cause, log, exit 1.
@@ -279,6 +434,9 @@ cmd_down() {
         say "OPENSEARCH_URL is set ($OPENSEARCH_URL): external cluster, nothing to stop"
         return 0
     fi
+    # Every node started from here, whatever OPENSEARCH_NODES says now.
+    cluster_down
+    use_single
     local pid
     if ! pid="$(our_pid)"; then
         rm -f "$PIDFILE"
@@ -293,6 +451,7 @@ cmd_down() {
 
 cmd_status() {
     if [[ -n "${OPENSEARCH_URL:-}" ]]; then external_check; return; fi
+    if ((NODES > 1)); then cluster_status; return; fi
     local pid port url status
     port="$(cat "$PORTFILE" 2>/dev/null || echo "${OPENSEARCH_PORT:-9200}")"
     url="http://127.0.0.1:$port"
@@ -326,7 +485,8 @@ case "${1:-}" in
     up) shift; cmd_up "$@" ;;
     down) cmd_down ;;
     status) cmd_status ;;
+    pids) cluster_pids ;;
     build) build; say "assembled: $NODE_HOME" ;;
     cds) shift; cmd_cds "$@" ;;
-    *) echo "usage: $0 up [--port N] [--fresh] | down | status | build | cds" >&2; exit 2 ;;
+    *) echo "usage: $0 up [--port N] [--fresh] [--nodes N] | down | status | pids | build | cds" >&2; exit 2 ;;
 esac

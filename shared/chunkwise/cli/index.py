@@ -58,8 +58,19 @@ def _index_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("create", formatter_class=HelpFormatter, help="create a generation index")
     c.add_argument("--generation", default=None, help="id (default: from the clock)")
     c.add_argument("--dimension", type=int, default=None, help="default: the embedder's")
-    c.add_argument("--shards", type=int, default=1, help="primary shards")
-    c.add_argument("--replicas", type=int, default=0, help="replicas per shard")
+    env = cli_settings()
+    c.add_argument(
+        "--shards",
+        type=int,
+        default=env.index_shards,
+        help="primary shards (default: CHUNKWISE_INDEX_SHARDS, else 1)",
+    )
+    c.add_argument(
+        "--replicas",
+        type=int,
+        default=env.index_replicas,
+        help="replicas per shard (default: CHUNKWISE_INDEX_REPLICAS, else 0)",
+    )
     c.add_argument("--swap", action="store_true", help="swap the aliases to it afterwards")
     s = sub.add_parser(
         "swap", formatter_class=HelpFormatter, help="point write and read alias at a generation"

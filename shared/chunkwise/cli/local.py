@@ -2,7 +2,7 @@
 
     chunkwise local up [--bucket B] [--queue Q] [--index-prefix P]
                        [--visibility-timeout S] [--max-receive-count N]
-                       [--access-control none|groups] [--admin-group G]
+                       [--access-control none|groups] [--admin-group G] [--nodes N]
         starts OpenSearch (tools/opensearch/opensearch.sh) and LocalStack
         (scripts/localstack.sh) unless OPENSEARCH_URL / AWS_ENDPOINT_URL name another
         stack; creates the versioned bucket, the ingest queue + DLQ, the bucket
@@ -11,7 +11,8 @@
         local state) and says what it did; starts the loopback embedding endpoint and
         registers it as the cluster's query model; makes the local test issuer (once,
         keys in .local/issuer) whose tokens the stack's query function accepts
-        (`chunkwise search --as alice --groups hr`); writes .local/chunkwise-local.json
+        (`chunkwise search --as alice --groups hr`); writes .local/chunkwise-local.json;
+        --nodes 3: a local cluster of three nodes (generations: 3 shards, 1 replica)
     chunkwise local run [--workers N] [--until-idle S] [--max-seconds S]
         polls the queue and calls the SAME handler as the ingest Lambda
         (functions/ingest/app.py) with SQS-shaped events (chunkwise.localstack.emulator)
@@ -52,7 +53,7 @@ from chunkwise.localstack.emulator import run_workers
 from chunkwise.localstack.resources import queue_depths
 from chunkwise.localstack.services import services_running
 from chunkwise.localstack.stack import stack_down, stack_reset, up_and_save
-from chunkwise.settings import export_env, load_settings, local_stack_env
+from chunkwise.settings import export_env, load_settings, local_ports, local_stack_env
 
 
 def _stack_args(p: argparse.ArgumentParser) -> None:
@@ -73,6 +74,15 @@ def _stack_args(p: argparse.ArgumentParser) -> None:
         help="the query path's mode (groups: tokens of the local issuer, readers filter)",
     )
     p.add_argument("--admin-group", default=d.admin_group, help="the group that reads everything")
+    p.add_argument(
+        "--nodes",
+        type=int,
+        default=local_ports().opensearch_nodes,
+        choices=range(1, 10),
+        metavar="N",
+        help="OpenSearch nodes: 1 (default, OPENSEARCH_NODES), or a local cluster of N on "
+        "ports OPENSEARCH_PORT..+N-1 whose generations get 3 shards and 1 replica",
+    )
 
 
 def _local_parser() -> argparse.ArgumentParser:
@@ -143,6 +153,7 @@ def _local_up(args: argparse.Namespace) -> int:
         region=args.region,
         access_control=args.access_control,
         admin_group=args.admin_group,
+        nodes=args.nodes,
     )
     up_and_save(cfg)
     say(f"ready. upload to s3://{cfg.bucket}/{cfg.input_prefix}..., then `chunkwise local run`")

@@ -45,10 +45,22 @@ def say(msg: str) -> None:
     print(f"chunkwise local: {msg}", file=sys.stderr, flush=True)
 
 
-def local_url(port: int | None, default: str) -> str:
+def local_url(port: int | None, default: str, nodes: int = 1) -> str:
     """The URL of a service this checkout starts: its scripts listen on ``port``
-    (OPENSEARCH_PORT, LOCALSTACK_PORT in the environment), else the default."""
-    return default.rsplit(":", 1)[0] + f":{port}" if port else default
+    (OPENSEARCH_PORT, LOCALSTACK_PORT in the environment), else the default. A local
+    cluster of ``nodes`` listens on port, port + 1, ...: all of them, comma-separated
+    (the client goes round-robin and sets a lost node aside)."""
+    host, default_port = default.rsplit(":", 1)
+    first = port or int(default_port)
+    if nodes <= 1:
+        return f"{host}:{first}" if port else default
+    return ",".join(f"{host}:{first + i}" for i in range(nodes))
+
+
+#: Layout of a generation on the local cluster of N > 1 nodes: one primary per node
+#: (up to 3) and one replica, so that losing any one node loses no shard.
+def cluster_layout(nodes: int) -> tuple[int, int]:
+    return (min(nodes, 3), 1) if nodes > 1 else (1, 0)
 
 
 def service_urls() -> tuple[str, str]:
@@ -57,7 +69,8 @@ def service_urls() -> tuple[str, str]:
     env, ports = local_stack_env(), local_ports()
     return (
         env.aws_endpoint_url or local_url(ports.localstack_port, DEFAULT_ENDPOINT),
-        env.opensearch_url or local_url(ports.opensearch_port, DEFAULT_OPENSEARCH),
+        env.opensearch_url
+        or local_url(ports.opensearch_port, DEFAULT_OPENSEARCH, ports.opensearch_nodes),
     )
 
 
@@ -93,6 +106,9 @@ class StackConfig:
     jwt_audience: str = ""
     jwt_jwks_file: str = ""
     jwt_groups_claim: str = "groups"
+    # OpenSearch nodes `up` starts (`--nodes`): 1, or a local cluster whose generations
+    # get `cluster_layout` (3 shards, 1 replica on 3 nodes).
+    nodes: int = 1
     started: list[str] = field(default_factory=list)
 
     @classmethod
@@ -120,11 +136,24 @@ class StackConfig:
             "CHUNKWISE_ARTIFACTS_PREFIX": self.artifacts_prefix,
             "CHUNKWISE_INDEX_PREFIX": self.index_prefix,
             "CHUNKWISE_QUEUE_URL": self.queue_url,
+            **self.layout_env(),
             # Mode "none" is the settings' default: neither it nor the admin group is
             # exported then, so they never override what is set outside.
             "CHUNKWISE_ACCESS_CONTROL": "groups" if self.groups_mode else "",
             "CHUNKWISE_ADMIN_GROUP": self.admin_group if self.groups_mode else "",
             **self.issuer_env(),
+        }
+
+    def layout_env(self) -> dict[str, str]:
+        """The layout of new generations on a local cluster (one node: the settings'
+        defaults, 1/0, nothing exported)."""
+        if self.nodes <= 1:
+            return {}
+        shards, replicas = cluster_layout(self.nodes)
+        return {
+            "OPENSEARCH_NODES": str(self.nodes),
+            "CHUNKWISE_INDEX_SHARDS": str(shards),
+            "CHUNKWISE_INDEX_REPLICAS": str(replicas),
         }
 
     @property

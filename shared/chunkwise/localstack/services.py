@@ -21,7 +21,7 @@ from chunkwise.localstack.config import (
     repo_root,
     say,
 )
-from chunkwise.settings import local_ports, local_stack_env
+from chunkwise.settings import export_env, local_ports, local_stack_env
 
 EMBED_ENDPOINT = "embed-endpoint"
 
@@ -48,11 +48,14 @@ def start_services(cfg: StackConfig, on_start: Callable[[], None] | None = None)
     ``on_start`` runs after each service this call started (`up` saves its state
     there, so that a `down` after an interrupted `up` still stops it)."""
     env, ports = local_stack_env(), local_ports()
+    if cfg.nodes > 1:
+        # the node script starts (and `status` checks) the whole cluster
+        export_env({"OPENSEARCH_NODES": str(cfg.nodes)})
     cfg.opensearch_url = ensure_service(
         cfg,
         OPENSEARCH,
         env.opensearch_url,
-        local_url(ports.opensearch_port, DEFAULT_OPENSEARCH),
+        local_url(ports.opensearch_port, DEFAULT_OPENSEARCH, cfg.nodes),
         on_start,
     )
     cfg.endpoint = ensure_service(

@@ -34,17 +34,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.faults.scenarios import Rows, row
+from bench.faults.switch import fault_chunk, read_doc
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
-from chunkwise.adapters.opensearch.retries import WHOLE, RetryPolicy, whole
+from chunkwise.adapters.opensearch.retries import RetryPolicy
 from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
-from chunkwise.index.heads import CANDIDATE_STATES
 from chunkwise.index.names import IndexNames, make_doc_id, template_name
-from chunkwise.index.reading import Candidate, read_current
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch, Version
 from chunkwise.localstack import cluster as nodes
-from chunkwise.schema import Chunk
 
 DIMENSION = 8
 SHARDS, REPLICAS = 3, 1
@@ -100,7 +98,7 @@ class S3Truth:
         for doc_id, key, v in items:
             obj = self.s3.get_object(Bucket=self.bucket, Key=key, VersionId=v.revision)
             n = int(obj["Body"].read().decode().split("=", 1)[1])
-            chunks = [_chunk(doc_id, key, v.revision, i) for i in range(n)]
+            chunks = [fault_chunk(doc_id, key, v.revision, i) for i in range(n)]
             vectors = [[1.0 + i] + [0.0] * (DIMENSION - 1) for i in range(n)]
             out[doc_id] = Loaded(chunks, vectors)
         return out
@@ -118,24 +116,6 @@ class S3Truth:
                 if v.get("IsLatest"):
                     out[v["Key"]] = v["VersionId"]
         return out
-
-
-def _chunk(doc_id: str, key: str, revision: str, i: int) -> Chunk:
-    body = f"{key} revision {revision} part {i}: zebra"
-    return Chunk(
-        doc_id=doc_id,
-        source_key=key,
-        revision=revision,
-        chunk_index=i,
-        start=0,
-        end=len(body),
-        byte_start=0,
-        byte_end=len(body),
-        body=body,
-        text=body,
-        token_count=8,
-        lang="en",
-    )
 
 
 # --------------------------------------------------------------------------- readers
@@ -158,39 +138,6 @@ class Tally:
 
     def classified(self) -> int:
         return sum(self.counts.values())
-
-
-def read_doc(ix: OpenSearchIndex, doc_id: str) -> list[str]:
-    """Revisions of the chunks the chunkwise reader returns for one document; every
-    search whole or an error (`whole`)."""
-    port = OpenSearchSwitchIndex(ix)
-    preference = uuid.uuid4().hex
-
-    def search(attempt: int) -> list[dict[str, Any]]:
-        body = {
-            "size": 20 * (attempt + 1),
-            "query": {
-                "bool": {
-                    "must": [{"match": {"text": "zebra"}}],
-                    "filter": [
-                        {"term": {"doc_id": doc_id}},
-                        {"terms": {"state": list(CANDIDATE_STATES)}},
-                    ],
-                }
-            },
-            "_source": ["doc_id", "revision", "state"],
-        }
-        params = {"preference": preference, **WHOLE}
-        resp = whole(ix.client.search(index=ix.target, body=body, params=params))
-        hits: list[dict[str, Any]] = resp["hits"]["hits"]
-        return hits
-
-    def candidate(h: dict[str, Any]) -> Candidate:
-        s = h["_source"]
-        return Candidate(s["doc_id"], s["revision"], s["state"])
-
-    hits = read_current(search, candidate, lambda ids: port.search_heads(ids, preference))
-    return [h["_source"]["revision"] for h in hits]
 
 
 class Readers:

@@ -29,7 +29,7 @@ from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
-from chunkwise.adapters.opensearch.retries import RetryPolicy
+from chunkwise.adapters.opensearch.retries import WHOLE, RetryPolicy, whole
 from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.index.heads import CANDIDATE_STATES
 from chunkwise.index.names import IndexNames, make_doc_id, template_name
@@ -74,7 +74,7 @@ def loader(bucket: Bucket) -> Callable[[Sequence[tuple[str, str, Version]]], dic
         out = {}
         for doc_id, key, v in items:
             chunks = [
-                _chunk(doc_id, key, v.revision, i) for i in range(bucket.n_chunks(v.revision))
+                fault_chunk(doc_id, key, v.revision, i) for i in range(bucket.n_chunks(v.revision))
             ]
             vectors = [[1.0 + i] + [0.0] * (DIMENSION - 1) for i in range(len(chunks))]
             out[doc_id] = Loaded(chunks, vectors)
@@ -83,7 +83,8 @@ def loader(bucket: Bucket) -> Callable[[Sequence[tuple[str, str, Version]]], dic
     return load
 
 
-def _chunk(doc_id: str, key: str, revision: str, i: int) -> Chunk:
+def fault_chunk(doc_id: str, key: str, revision: str, i: int) -> Chunk:
+    """A small chunk naming its key and revision (the fault scenarios' documents)."""
     body = f"{key} revision {revision} part {i}: zebra"
     return Chunk(
         doc_id=doc_id,
@@ -140,7 +141,9 @@ class Verdicts:
 
 
 def read_doc(ix: OpenSearchIndex, doc_id: str) -> list[str]:
-    """The revisions of the chunks the chunkwise reader returns for the document."""
+    """Revisions of the chunks the chunkwise reader returns for one document; every
+    search whole or an error (`whole`: on a cluster a lost node must not read as a
+    missing revision)."""
     port = OpenSearchSwitchIndex(ix)
     preference = uuid.uuid4().hex
 
@@ -158,7 +161,8 @@ def read_doc(ix: OpenSearchIndex, doc_id: str) -> list[str]:
             },
             "_source": ["doc_id", "revision", "state"],
         }
-        resp = ix.client.search(index=ix.target, body=body, params={"preference": preference})
+        params = {"preference": preference, **WHOLE}
+        resp = whole(ix.client.search(index=ix.target, body=body, params=params))
         hits: list[dict[str, Any]] = resp["hits"]["hits"]
         return hits
 

@@ -27,9 +27,13 @@ def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any
 _CfnLoader.add_multi_constructor("!", _tag)
 
 
+def _doc() -> dict[str, Any]:
+    doc: dict[str, Any] = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CfnLoader)
+    return doc
+
+
 def _resources() -> dict[str, Any]:
-    doc = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CfnLoader)
-    resources: dict[str, Any] = doc["Resources"]
+    resources: dict[str, Any] = _doc()["Resources"]
     return resources
 
 
@@ -61,12 +65,14 @@ def test_connector_role_may_invoke_only_the_ingestion_model() -> None:
 def test_the_admin_function_passes_only_that_role_to_opensearch() -> None:
     admin = _resources()["AdminFunction"]["Properties"]
     statements = admin["Policies"][0]["Statement"]
-    passes = [
-        s["If"] for s in statements if "If" in s and s["If"][1].get("Action") == "iam:PassRole"
+    passes = [s for s in statements if "If" not in s and s.get("Action") == "iam:PassRole"]
+    conditional = [
+        s["If"][0] for s in statements if "If" in s and s["If"][1].get("Action") == "iam:PassRole"
     ]
-    # the query connector's role, and the rerank connector's (test_template_rerank.py)
-    assert sorted(cond for cond, _, _ in passes) == ["HasQueryModel", "UseRerank"]
-    assert [stmt for cond, stmt, _ in passes if cond == "HasQueryModel"] == [
+    # the query connector's role always, the rerank connector's when a reranker is named
+    # (test_template_rerank.py)
+    assert conditional == ["UseRerank"]
+    assert passes == [
         {
             "Sid": "PassQueryConnectorRole",
             "Effect": "Allow",
@@ -78,6 +84,21 @@ def test_the_admin_function_passes_only_that_role_to_opensearch() -> None:
         }
     ]
     env = admin["Environment"]["Variables"]
-    assert env["CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN"] == {
-        "If": ["HasQueryModel", {"GetAtt": "QueryConnectorRole.Arn"}, ""]
-    }
+    assert env["CHUNKWISE_QUERY_CONNECTOR_ROLE_ARN"] == {"GetAtt": "QueryConnectorRole.Arn"}
+
+
+def test_no_serverless_option_is_left_but_the_refusal() -> None:
+    """OpenSearch Serverless cannot keep the revision protocol (samdocs/architecture.md):
+    the only trace of it in the template is the rule that refuses it with the reason."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    doc = _doc()
+    assert "AossCollectionName" not in doc["Parameters"]
+    assert not any(
+        r["Type"].startswith("AWS::OpenSearchServerless::") for r in _resources().values()
+    )
+    assert "aoss:" not in text  # no IAM action, no ARN pattern for a collection
+    rule = doc["Rules"]["ServerlessIsRefused"]["Assertions"][0]
+    assert rule["Assert"] == {"Equals": [{"Ref": "OpenSearchKind"}, "es"]}
+    assert "custom document ids" in rule["AssertDescription"]
+    env = doc["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["CHUNKWISE_OPENSEARCH_AUTH"] == "sigv4-es"

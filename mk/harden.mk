@@ -18,3 +18,12 @@ faults: setup
 .PHONY: faults-cluster
 faults-cluster: setup
 	OPENSEARCH_NODES=3 bash scripts/with-services.sh $(BIN)/python -m bench.faults.run --nodes 3
+
+# Capacity on one node, then on the local 3-node cluster (bench/cluster_capacity.py):
+# bulk indexing (serving and backfill settings) and the revision protocol;
+# bench/results/cluster_capacity.md (+ cluster_capacity/<nodes>-node.json).
+.PHONY: capacity-cluster
+capacity-cluster: setup
+	bash scripts/with-services.sh $(BIN)/python -m bench.cluster_capacity record $(CAPACITY_ARGS)
+	OPENSEARCH_NODES=3 bash scripts/with-services.sh $(BIN)/python -m bench.cluster_capacity record $(CAPACITY_ARGS)
+	$(BIN)/python -m bench.cluster_capacity report

@@ -59,7 +59,7 @@ from pathlib import Path
 from chunkwise.settings import load_settings
 from chunkwise.wiring.embedders import embedder_for
 from chunkwise.index.names import make_doc_id
-from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.client import connect, hosts_of
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.localstack.config import apply_env, load_state
 from chunkwise.localstack.emulator import Runner
@@ -217,7 +217,8 @@ if cfg.query_model_id:
             {"neural": {"embedding": {"query_text": question, "k": 12}}},
         ]}},
     }
-    url = f"{cfg.opensearch_url}/{settings.names.read_alias}/_search"
+    # Any one node answers for the cluster (a local cluster's URL names all of them).
+    url = f"{hosts_of(cfg.opensearch_url)[0]}/{settings.names.read_alias}/_search"
     payload = json.dumps(body, ensure_ascii=False)
     out(f"   $ curl -s -XPOST {url} -H 'content-type: application/json' -d '{payload}'")
     raw = subprocess.run(

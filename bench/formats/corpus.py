@@ -33,6 +33,15 @@ DEBIAN = {
     "calibre": "6.13.0+repack-2+deb12u10",
     "debian-history": "2.28",
 }
+# Kept for an independent check of this project: never fetched, opened or labelled here,
+# in any split (a document of these packages in any set would leak that check).
+EXCLUDED_DEBIAN = frozenset(
+    {
+        "gutenprint-doc", "debmake-doc", "python-reportlab-doc", "texlive-publishers-doc",
+        "texlive-science-doc", "debian-handbook", "simh", "aprx", "raxml", "gpredict",
+    }
+)
+assert not EXCLUDED_DEBIAN & DEBIAN.keys(), "a package kept for the independent check"
 # PyPI source distributions: name -> (version, the sdist's top folder).
 PYPI = {
     "csv2ofx": ("0.34.2", "csv2ofx-0.34.2"),

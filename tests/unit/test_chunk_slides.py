@@ -10,7 +10,6 @@ from chunkwise.chunking.model import ChunkingReport
 from chunkwise.chunking.sections import plan_blocks
 from chunkwise.chunking.sizing import CharCounter
 
-
 BODY = " ".join(f"Ducks were counted in pond {i} of the county this year." for i in range(18))
 
 DECK = f"""## Slide 1
@@ -33,7 +32,9 @@ DECK = f"""## Slide 1
 
 def _plans(text: str):  # type: ignore[no-untyped-def]
     blocks = parse_blocks(text)
-    doc = Document(text, ChunkerConfig(), CharCounter(512), ChunkingReport(), LanguageRuns.single("en"))
+    doc = Document(
+        text, ChunkerConfig(), CharCounter(512), ChunkingReport(), LanguageRuns.single("en")
+    )
     return plan_blocks(doc, blocks)
 
 

@@ -53,7 +53,7 @@ def test_excel_export_with_multiplication_and_diameter_signs_reads_as_a_table() 
     """cp1252 with ×, Ø and „…“ (bench/formats' generated export): a ';' table, not refused."""
     export = (
         "Artikelnummer;Bezeichnung;Preis (€);Menge;Lieferdatum;Bemerkung\r\n"
-        'A-1001;Schraube M4 × 20, verzinkt;0,12;500;03.01.2024;\r\n'
+        "A-1001;Schraube M4 × 20, verzinkt;0,12;500;03.01.2024;\r\n"
         "A-1002;Unterlegscheibe Ø 4,3;0,03;1.000;03.01.2024;Restposten\r\n"
         'B-2001;Kabelbinder schwarz;4,95;20;15.02.2024;"Lieferung\r\nnur werktags"\r\n'
         'C-3001;Lötzinn bleifrei;18,90;2;01.03.2024;"„Sn99Cu1“"\r\n'

@@ -37,7 +37,7 @@ def test_years_in_a_column_of_years_are_data() -> None:
 
 
 def test_one_year_over_decimals_is_a_header_label() -> None:
-    """"Rank | Country | 2005" over "1 | Norway | 0.968": the year is a whole number where
+    """ "Rank | Country | 2005" over "1 | Norway | 0.968": the year is a whole number where
     the column holds decimals, a label of another form than the data (#25)."""
     rows = [["Rank", "Country", "2005"], ["1", "Norway", "0.968"], ["2", "Iceland", "0.968"],
             ["3", "Australia", "0.962"], ["8", "Japan", "0.953"]]  # fmt: skip

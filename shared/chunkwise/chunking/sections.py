@@ -29,7 +29,11 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
     plans: list[Plan] = []
     for position, block in enumerate(blocks):
         if block.type is BlockType.HEADING:
-            if pending_page is not None and is_slide_anchor(block.heading_title):
+            if (
+                pending is not None
+                and pending_page is not None
+                and is_slide_anchor(block.heading_title)
+            ):
                 # A slide whose title is all it holds (its pictures and charts are not
                 # text): the title is that slide's content, not the next slide's lead.
                 plans.append(

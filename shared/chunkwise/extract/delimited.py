@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -144,7 +145,7 @@ def _cut(line: str, cuts: list[int]) -> list[str]:
     if not line.strip():
         return []
     bounds = [0, *cuts, max(len(line), cuts[-1])]
-    return [line[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [line[a:b].strip() for a, b in itertools.pairwise(bounds)]
 
 
 def space_columns(sample: str, complete: bool) -> tuple[str, float]:

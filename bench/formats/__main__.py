@@ -325,7 +325,7 @@ def run(docs: list[Document], labels: dict[str, list[dict[str, Any]]], show: boo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.formats")
-    parser.add_argument("--set", default="dev", choices=("dev", "heldout"))
+    parser.add_argument("--set", default="dev", choices=("dev", "heldout", "heldout2"))
     parser.add_argument("--formats", default="", help="comma-separated, e.g. csv,xlsx")
     parser.add_argument("--docs", default="", help="comma-separated document names")
     parser.add_argument("--no-generated", action="store_true", help="dev: skip generated files")

@@ -69,6 +69,37 @@ def write_csvs(out: Path) -> None:
     buf = io.StringIO()
     csv.writer(buf, delimiter="\t", lineterminator="\r\n").writerows((STAFF_HEADER, *STAFF_ROWS))
     (out / "de-utf16.csv").write_bytes(buf.getvalue().encode("utf-16"))
+    write_header_and_space_cases(out)
+
+
+def write_header_and_space_cases(out: Path) -> None:
+    """#25's held-out classes, with content of their own: numbers as header labels (one
+    year over decimals, years running back), cells set apart by spaces (single spaces and
+    ``{}`` for an empty cell; fixed-width columns with spaces in cells), numeric labels."""
+    (out / "en-one-year-header.csv").write_text(
+        "Rank,Country,2005\n1,Norway,0.968\n2,Iceland,0.968\n3,Australia,0.962\n"
+        "4,Ireland,0.959\n5,Sweden,0.956\n6,Canada,0.961\n7,Japan,0.953\n",
+        encoding="utf-8",
+    )
+    (out / "de-jahre-rueckwaerts.csv").write_text(
+        "Posten;2023;2022;2021\nUmsatz (Mio. €);12,4;11,9;10,2\nMitarbeitende;1.204;1.150;1.098\n"
+        "Standorte;14;13;13\nEigenkapitalquote;38,5 %;36,1 %;35,0 %\n",
+        encoding="utf-8",
+    )
+    (out / "de-zeiten-leerzeichen.csv").write_text(
+        "tag beginn ende pause dauer notiz\n2 7:45 16:15 0:45 7:45 {}\n"
+        "3 8:00 12:30 0:00 4:30 Zahnarzt\n4 {} {} {} 0:00 Feiertag\n"
+        "5 8:10 17:40 1:00 8:30 Workshop\n8 {} {} {} 0:00 Urlaub\n9 7:55 16:05 0:30 7:40 {}\n",
+        encoding="utf-8",
+    )
+    (out / "en-fixed-width.tsv").write_text(
+        "Station          Region         Rainfall   Unit\n"
+        "Fort William     Highland          212.5   mm\n"
+        "Loch Ness South  Highland           98.0   mm\n"
+        "Oban             Argyll                      \n"
+        "St Andrews       Fife               41.25  mm\n",
+        encoding="utf-8",
+    )
 
 
 def write_large_csv(out: Path, target_bytes: int = 200 * 1024 * 1024) -> None:

@@ -14,7 +14,9 @@ whose checks are reused unchanged):
 - prose: the snippet occurs in the document's text (whitespace collapsed);
 - heading: a chunk holding the snippet names the heading in its heading path or
   in its text before the snippet (a sheet name, slide title, chapter title, or
-  the "Slide N" anchor of a slide without a title);
+  the "Slide N" anchor of a slide without a title), or the snippet is a whole
+  Markdown heading line of a chunk and names the heading (a title-only slide
+  packed into one chunk with other slides, whose path names neither);
 - absent (generated files): the snippet does not occur in the text (hidden
   rows, columns, sheets and slides; the navigation document; formulas);
 - order (generated files): ``first`` occurs before ``then`` (spine order);
@@ -78,6 +80,23 @@ def table_fact(views: Sequence[View], cell: str, column: str, row: str) -> bool:
     return False
 
 
+def heading_line_fact(views: Sequence[View], snippet: str, heading: str) -> bool:
+    """The snippet is itself a Markdown heading line of a chunk, and that line names the
+    heading: a slide title that is all its slide holds, in a chunk packed with other slides
+    (whose heading path then names neither). Only a whole heading line counts: a snippet
+    that is part of a heading, or a paragraph that repeats a heading's words, does not."""
+    snippet_n, heading_n = norm(snippet), norm(heading).casefold()
+    for view in views:
+        for line in view.text.split("\n"):
+            match = _HEADING.match(line.strip())
+            if match is None:
+                continue
+            title = norm(match.group(1))
+            if title == snippet_n and heading_n in title.casefold():
+                return True
+    return False
+
+
 def cells_of(fact: Mapping[str, Any]) -> list[str]:
     return [str(fact["cell"]), *(str(c) for c in fact.get("alternatives", ()))]
 
@@ -105,7 +124,9 @@ def check(fact: Mapping[str, Any], outcome: Outcome) -> bool:
     if kind == "prose":
         return prose_fact(outcome.text, fact["snippet"])
     if kind == "heading":
-        return heading_fact(views, fact["snippet"], fact["heading"])
+        return heading_fact(views, fact["snippet"], fact["heading"]) or heading_line_fact(
+            views, fact["snippet"], fact["heading"]
+        )
     if kind == "absent":
         return norm(fact["snippet"]) not in norm(outcome.text)
     if kind == "order":

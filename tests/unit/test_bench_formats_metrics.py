@@ -165,3 +165,31 @@ def test_a_bounded_fact_wants_a_read_or_a_typed_refusal_within_a_lambda() -> Non
     assert not check(fact, Outcome("ok", "x", seconds=901, rss_mib=260))
     assert not check(fact, Outcome("ok", "x", seconds=30, rss_mib=2100))
     assert not check(fact, Outcome("crash", seconds=3, rss_mib=50))
+
+
+def test_a_heading_that_is_its_own_snippet_passes_as_a_heading_line_of_a_merged_chunk() -> None:
+    fact = {
+        "kind": "heading",
+        "heading": "Screenshots",
+        "snippet": "Screenshots of our map library",
+    }
+    merged = "## Slide 8\n\n### Map\n\nText.\n\n## Slide 9\n\n### Screenshots of our map library\n"
+    assert check(fact, ok(merged, ()))
+    # the heading rule alone could not see it: the snippet is the heading, nothing is before it
+    assert not check(fact, ok("Screenshots of our map library", ()))
+
+
+def test_a_heading_line_passes_no_other_fact() -> None:
+    heading_line = "## Slide 9\n\n### Screenshots of our map library and more\n"
+    part = {
+        "kind": "heading",
+        "heading": "Screenshots",
+        "snippet": "Screenshots of our map library",
+    }
+    assert not check(part, ok(heading_line, ()))  # part of a heading line is not the line
+    other = {"kind": "heading", "heading": "Results", "snippet": "Screenshots of our map library"}
+    assert not check(other, ok("### Screenshots of our map library\n", ()))  # names another
+    paragraph = {"kind": "heading", "heading": "Ducks", "snippet": "Ducks"}
+    assert not check(paragraph, ok("## Slide 2\n\nDucks\n", ()))  # a paragraph, not a heading
+    prose = {"kind": "prose", "snippet": "Screenshots of our map library"}
+    assert not check(prose, ok("### Screenshots of our map\n", ()))

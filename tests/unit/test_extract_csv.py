@@ -53,7 +53,7 @@ def test_excel_export_with_multiplication_and_diameter_signs_reads_as_a_table() 
     """cp1252 with ×, Ø and „…“ (bench/formats' generated export): a ';' table, not refused."""
     export = (
         "Artikelnummer;Bezeichnung;Preis (€);Menge;Lieferdatum;Bemerkung\r\n"
-        'A-1001;Schraube M4 × 20, verzinkt;0,12;500;03.01.2024;\r\n'
+        "A-1001;Schraube M4 × 20, verzinkt;0,12;500;03.01.2024;\r\n"
         "A-1002;Unterlegscheibe Ø 4,3;0,03;1.000;03.01.2024;Restposten\r\n"
         'B-2001;Kabelbinder schwarz;4,95;20;15.02.2024;"Lieferung\r\nnur werktags"\r\n'
         'C-3001;Lötzinn bleifrei;18,90;2;01.03.2024;"„Sn99Cu1“"\r\n'
@@ -198,3 +198,47 @@ def test_decimal_commas_that_line_up_still_split_at_semicolons() -> None:
 def test_old_mac_line_ends() -> None:
     result = extract(b'Name;Wert\r"Pumpe\r\ngross";1\rFilter;2\r', filename="mac.csv")
     assert result.text.splitlines()[2:] == ["| Pumpe gross | 1 |", "| Filter | 2 |"]
+
+
+# A time sheet whose cells are set apart by single spaces, "{}" for an empty cell (#25).
+SPACE_SEPARATED = (
+    "tag beginn ende pause dauer bemerkung\n"
+    "2 8:00 16:30 0:30 8:00 {}\n"
+    "3 8:15 12:00 0:00 3:45 Arzttermin\n"
+    "4 {} {} {} 0:00 Feiertag\n"
+    "5 7:50 17:10 1:00 8:20 {}\n"
+)
+
+# A report printed to a file: columns at fixed positions, cells with spaces, a blank cell.
+ALIGNED = (
+    "Station          Ort            Messwert   Einheit\n"
+    "Bad Tölz         Oberbayern         12,5   mm\n"
+    "Garmisch Nord    Oberbayern          3,0   mm\n"
+    "Hof              Oberfranken                \n"
+    "Neu Ulm          Schwaben           17,25  mm\n"
+)
+
+
+def test_cells_set_apart_by_spaces_are_columns() -> None:
+    result = extract(SPACE_SEPARATED.encode(), filename="201605.csv")
+    lines = result.text.split("\n")
+    assert lines[0] == "| tag | beginn | ende | pause | dauer | bemerkung |"
+    assert "| 3 | 8:15 | 12:00 | 0:00 | 3:45 | Arzttermin |" in lines
+    assert "| 4 | {} | {} | {} | 0:00 | Feiertag |" in lines
+    assert "spaces" in result.report.dialect
+
+
+def test_columns_aligned_at_fixed_positions_keep_cells_with_spaces() -> None:
+    result = extract(ALIGNED.encode(), filename="messwerte.tsv")
+    lines = result.text.split("\n")
+    assert lines[0] == "| Station | Ort | Messwert | Einheit |"
+    assert "| Garmisch Nord | Oberbayern | 3,0 | mm |" in lines
+    assert "| Hof | Oberfranken |  |  |" in lines
+    assert "fixed-width" in result.report.dialect
+
+
+def test_a_comma_file_with_spaces_in_its_cells_stays_comma_separated() -> None:
+    text = "name,city,amount\nAnna Maria,New York,1.5\nBob,Los Angeles,2.5\nCarl Otto,San Jose,3\n"
+    assert choose_delimiter(text)[0] == ","
+    result = extract(text.encode(), filename="people.csv")
+    assert "| Anna Maria | New York | 1.5 |" in result.text.split("\n")

@@ -388,3 +388,47 @@ def test_odp_from_libreoffice_reads_like_its_pptx() -> None:
     assert odp.text == pptx.text
     assert [t.page_start for t in odp.report.tables] == [2]
     assert {c.lang for c in chunk_text(odp.text, lang="auto")} == {"de"}
+
+
+def test_odt_table_cells_with_paragraphs_lists_boxes_and_nested_tables_read_as_one_row() -> None:
+    """#25: a cell of several paragraphs, a list, a text box or a nested table is one
+    cell of its row, its paragraphs joined; the rows of a nested table are no rows of
+    the outer table."""
+
+    def cell(inner: str) -> str:
+        return f"<table:table-cell office:value-type='string'>{inner}</table:table-cell>"
+
+    def p(text: str) -> str:
+        return f"<text:p>{text}</text:p>"
+
+    items = "".join(f"<text:list-item>{p(f'Item {i}')}</text:list-item>" for i in (1, 2))
+    box = (
+        "<text:p><draw:frame draw:name='F' svg:width='2cm'><draw:text-box>"
+        f"{p('Boxed words')}</draw:text-box></draw:frame></text:p>"
+    )
+    nested = (
+        "<table:table table:name='N'><table:table-row>"
+        f"{cell(p('in A'))}{cell(p('in B'))}</table:table-row></table:table>"
+    )
+    rows = [
+        ("Kind", p("Column B"), p("Column C")),
+        ("Two paragraphs", p("first para") + p("second para"), p("x")),
+        ("A list", f"<text:list>{items}</text:list>", p("y")),
+        ("A box", box, p("z")),
+        ("Nested", nested, p("a<text:line-break/>b")),
+    ]
+    body = (
+        "<table:table table:name='T'><table:table-column table:number-columns-repeated='3'/>"
+        + "".join(
+            f"<table:table-row>{cell(p(label))}{cell(b)}{cell(c)}</table:table-row>"
+            for label, b, c in rows
+        )
+        + "</table:table>"
+    )
+    lines = text_of(odf("text", body), "t.odt").split("\n")
+    assert lines[0] == "| Kind | Column B | Column C |"
+    assert "| Two paragraphs | first para second para | x |" in lines
+    assert "| A list | Item 1 Item 2 | y |" in lines
+    assert "| A box | Boxed words | z |" in lines
+    assert "| Nested | in A in B | a b |" in lines
+    assert len([line for line in lines if line.startswith("|")]) == 6

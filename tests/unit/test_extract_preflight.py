@@ -70,3 +70,71 @@ def test_a_damaged_sheet_part_leaves_the_verdict_to_extraction() -> None:
     assert table_extent(bytes(data), "a.xlsx", ExtractLimits()) is None
     intact = table_extent(buf.getvalue(), "a.xlsx", ExtractLimits())
     assert intact is not None and (intact.rows, intact.cells) == (50, 50)
+
+
+# ODS and XLS are sized before they are read, as XLSX is (#25).
+
+
+def test_an_ods_declares_its_repeated_rows_and_cells_and_not_its_hidden_tables() -> None:
+    from chunkwise.extract import ExtractLimits
+    from chunkwise.extract.preflight import table_extent
+    from tests.odf_files import odf
+
+    cell = (
+        "<table:table-cell office:value-type='float' office:value='1'>"
+        "<text:p>1</text:p></table:table-cell>"
+    )
+    repeated = (
+        "<table:table-cell office:value-type='string' table:number-columns-repeated='4'>"
+        "<text:p>x</text:p></table:table-cell>"
+    )
+    rows = (
+        f"<table:table-row table:number-rows-repeated='100000'>{cell}{repeated}</table:table-row>"
+    )
+    empty_tail = (
+        "<table:table-row table:number-rows-repeated='1048570'>"
+        "<table:table-cell table:number-columns-repeated='16384'/></table:table-row>"
+    )
+    hidden_style = (
+        '<style:style style:name="ta2" style:family="table"><style:table-properties '
+        'table:display="false"/></style:style>'
+    )
+    body = (
+        f"<table:table table:name='Daten'>{rows}{empty_tail}</table:table>"
+        f"<table:table table:name='Geheim' table:style-name='ta2'>{rows}</table:table>"
+    )
+    data = odf("spreadsheet", body, automatic=hidden_style)
+    extent = table_extent(data, "gross.ods", ExtractLimits())
+    assert extent is not None
+    assert (extent.rows, extent.cells, extent.columns) == (100_000, 500_000, 5)
+    assert "Daten" in extent.basis
+
+
+def test_an_xls_declares_the_cells_of_its_visible_sheets() -> None:
+    from pathlib import Path
+
+    import xlrd
+
+    from chunkwise.extract import ExtractLimits
+    from chunkwise.extract.preflight import table_extent
+
+    path = Path(__file__).resolve().parents[1] / "data" / "preise_de.libreoffice.xls"
+    extent = table_extent(path.read_bytes(), path.name, ExtractLimits())
+    book = xlrd.open_workbook(str(path))
+    visible = [s for s in book.sheets() if s.visibility == 0]
+    cells = sum(
+        1 for s in visible for r in range(s.nrows) for c in range(s.ncols)
+        if s.cell_type(r, c) not in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK)
+    )  # fmt: skip
+    assert extent is not None and extent.cells == cells
+    assert extent.rows <= max(s.nrows for s in visible)
+
+
+def test_a_damaged_ods_or_xls_declares_nothing() -> None:
+    from chunkwise.extract import ExtractLimits
+    from chunkwise.extract.preflight import table_extent
+
+    assert (
+        table_extent(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600, "x.xls", ExtractLimits())
+        is None
+    )

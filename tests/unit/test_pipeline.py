@@ -628,10 +628,19 @@ def _sheet(rows: int) -> bytes:
     return out.getvalue()
 
 
+def _ods(rows: int) -> bytes:
+    from tests.odf_files import odf
+
+    cell = "<table:table-cell office:value-type='string'><text:p>Pumpe</text:p></table:table-cell>"
+    row = f"<table:table-row table:number-rows-repeated='{rows}'>{cell * 5}</table:table-row>"
+    return odf("spreadsheet", f"<table:table table:name='Artikel'>{row}</table:table>")
+
+
 @pytest.mark.parametrize(
     "name,data",
     [
         ("incoming/artikel.xlsx", _sheet(3000)),
+        ("incoming/artikel.ods", _ods(3000)),
         ("incoming/artikel.csv", b"".join(b"A-%d;Pumpe %d;Bonn;%d,50;3\r\n" % (i, i, i)
                                           for i in range(3000))),
     ],

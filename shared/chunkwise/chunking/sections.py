@@ -29,6 +29,17 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
     plans: list[Plan] = []
     for position, block in enumerate(blocks):
         if block.type is BlockType.HEADING:
+            if (
+                pending is not None
+                and pending_page is not None
+                and is_slide_anchor(block.heading_title)
+            ):
+                # A slide whose title is all it holds (its pictures and charts are not
+                # text): the title is that slide's content, not the next slide's lead.
+                plans.append(
+                    _headings_alone(doc, stack, page, pending, blocks[position - 1], table_id)
+                )
+                pending = pending_page = None
             page = _push_heading(stack, block, page)
             pending = block.start if pending is None else pending
             if pending_page is None and page_number(block.heading_title) is None:
@@ -47,12 +58,25 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
         )
         pending = pending_page = None
     if pending is not None:  # trailing heading(s) without content
-        tail = Block(BlockType.PARAGRAPH, pending, blocks[-1].end)
-        section = _section(stack, page, doc.lang_at(pending))
-        pieces = count_plan(doc, tail, pending)
         lead = _lead_page(pending, pending_page, page)
-        plans.append(Plan(tail, pending, section, table_id, False, True, pieces, lead))
+        plans.append(_headings_alone(doc, stack, page, pending, blocks[-1], table_id, lead))
     return plans
+
+
+def _headings_alone(
+    doc: Document,
+    stack: list[Frame],
+    page: int | None,
+    pending: int,
+    last: Block,
+    table_id: int = 0,
+    lead: int | None = None,
+) -> Plan:
+    """Pending headings with no content of their own under them, as a plan of their text."""
+    alone = Block(BlockType.PARAGRAPH, pending, last.end)
+    section = _section(stack, page, doc.lang_at(pending))
+    pieces = count_plan(doc, alone, pending)
+    return Plan(alone, pending, section, table_id, False, True, pieces, lead)
 
 
 def _lead_page(pending: int | None, pending_page: int | None, page: int | None) -> int | None:

@@ -9,7 +9,12 @@ proposes a delimiter among ``,`` ``;`` tab ``|``, and is taken when its columns
 are consistent; else each candidate is scored by how many sample rows have the
 modal column count (quoted cells, also over several lines, parsed as such), the
 best wins and ties go to ``;`` (the German separator), ``,``, tab, ``|``. A .tsv
-is tab-separated unless its content clearly is not. Quoting is ``"`` with
+is tab-separated unless its content clearly is not. A file none of them splits
+consistently whose columns are set apart by spaces is read by them
+(`space_columns`): columns aligned at fixed positions (a report printed to a
+file: cells may hold single spaces, and an empty cell is blank) split at the
+positions blank on every line, else cells separated by runs of spaces
+(milog's time sheet, ``{}`` for an empty cell) when every line has as many. Quoting is ``"`` with
 doubled quotes, as Excel and LibreOffice write it. A cell's line breaks become
 spaces (a table line is one line).
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -121,8 +127,51 @@ def _lines(text: str) -> Iterator[str]:
         yield text[start:]
 
 
+SPACES = " "  # cells separated by runs of spaces
+_FIXED = "fixed:"  # columns at fixed positions: "fixed:12,30" cuts before 12 and 30
+_RUN = re.compile(r"[ \t]+")
+
+
 def _rows(text: str, delimiter: str) -> Iterator[list[str]]:
+    if delimiter == SPACES:
+        return (_RUN.split(line.strip()) for line in _lines(text))
+    if delimiter.startswith(_FIXED):
+        cuts = [int(c) for c in delimiter[len(_FIXED) :].split(",")]
+        return (_cut(line.rstrip("\r\n"), cuts) for line in _lines(text))
     return csv.reader(_lines(text), delimiter=delimiter, quotechar='"')
+
+
+def _cut(line: str, cuts: list[int]) -> list[str]:
+    if not line.strip():
+        return []
+    bounds = [0, *cuts, max(len(line), cuts[-1])]
+    return [line[a:b].strip() for a, b in itertools.pairwise(bounds)]
+
+
+def space_columns(sample: str, complete: bool) -> tuple[str, float]:
+    """(delimiter, consistency) for a file whose columns are set apart by spaces: fixed
+    positions blank on every line (``fixed:…``), else runs of spaces (`SPACES`); ("", 0)
+    when neither gives two columns."""
+    lines = [line.rstrip("\r\n").expandtabs() for line in _lines(sample)]
+    if not complete and len(lines) > 1:
+        lines = lines[:-1]
+    lines = [line for line in lines if line.strip()][: SAMPLE_ROWS * 4]
+    if len(lines) < 3 or any('"' in line for line in lines):
+        return "", 0.0
+    width = max(len(line) for line in lines)
+    blank = [all(i >= len(line) or line[i] == " " for line in lines) for i in range(width)]
+    cuts = [
+        i
+        for i in range(1, width)
+        if not blank[i] and blank[i - 1] and i - 2 >= 0 and blank[i - 2]  # a gap of 2+
+    ]
+    if cuts:
+        return _FIXED + ",".join(str(c) for c in cuts), 1.0
+    widths = [len(_RUN.split(line.strip())) for line in lines]
+    modal = max(set(widths), key=lambda w: (widths.count(w), w))
+    if modal < 2:
+        return "", 0.0
+    return SPACES, widths.count(modal) / len(widths)
 
 
 def _consistency(sample: str, delimiter: str, complete: bool) -> float:
@@ -156,6 +205,11 @@ def choose_delimiter(sample: str, preferred: str | None = None) -> tuple[str, st
     if preferred is not None and scores[preferred] >= 0.9:
         return preferred, "by the file's type"
     best = max(DELIMITERS, key=lambda d: (scores[d], -DELIMITERS.index(d)))
+    if scores[best] < 0.9:
+        spaces, consistency = space_columns(sample, complete)
+        if spaces and consistency >= 0.9 and consistency > scores[best]:
+            how = "columns aligned at fixed positions" if spaces != SPACES else "consistent"
+            return spaces, how
     if scores[best] == 0.0:
         return preferred or ",", "one column: no delimiter found"
     try:
@@ -246,6 +300,10 @@ def _report(
     if shape.header_rows == 0:
         header = "none (columns named Column 1..n)"
     name = _NAMES.get(delimiter, repr(delimiter))
+    if delimiter == SPACES:
+        name = "runs of spaces"
+    elif delimiter.startswith(_FIXED):
+        name = "spaces (fixed-width columns)"
     report.dialect = f"delimiter {name} ({how}), quote '\"', header: {header}"
     report.warnings.extend(shape.notes)
     report.tables = [

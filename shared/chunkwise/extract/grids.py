@@ -18,7 +18,11 @@ Years as labels: a header row may name years ("2023", merged over "H1 | H2", or
 "Kennzahl | 2022 | 2023"), which look like numbers. Years in a leading row are
 labels when the columns below do not hold years, the row's years run left to
 right without going back, and there are two different ones, or the row is a group
-row over a text row (the sub-headings).
+row over a text row (the sub-headings). More generally a leading row's numbers are
+labels when each is a whole number of another form than every number below it in
+its column ("2005" over "0.953", "2019 | 2020" over "1,234", "100" over "12.5 %";
+`number_form`), the row holds a text cell or two different such numbers, and none
+of them repeats: a data row has the form of the rows below it.
 
 A title: leading rows with one text over a table of three or more columns, in
 one cell or merged across the whole table ("Preisliste 2024" above the header),
@@ -135,9 +139,68 @@ def _is_year_label_row(grid: Grid, index: int, numeric_cols: set[int]) -> bool:
     )
 
 
+_INTEGER = re.compile(r"[-+]?\d+")
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+")
+_DECIMAL = re.compile(r"[-+]?\d*[.,](\d+)")
+
+
+def number_form(text: str) -> str:
+    """The written form of a number cell, to tell a label from data: "int4" for 2019,
+    "dec3" for 0.953, "thousands" for 1,234, "percent", "date", "time", else "other"."""
+    text = text.strip()
+    if _INTEGER.fullmatch(text):
+        return f"int{len(text.lstrip('+-'))}"
+    if text.endswith(("%", "‰")):
+        return "percent"
+    if _DATE.fullmatch(text):
+        return "date"
+    if _TIME.fullmatch(text):
+        return "time"
+    if _THOUSANDS.fullmatch(text):
+        return "thousands"
+    decimal = _DECIMAL.fullmatch(text)
+    if decimal:
+        return f"dec{len(decimal.group(1))}"
+    return "other"
+
+
+def _is_form_label_row(grid: Grid, index: int, numeric_cols: set[int]) -> bool:
+    """A leading row whose numbers are whole numbers of a form no number below them in
+    their column has (see the module doc): labels, not data."""
+    row, flags = grid.rows[index], grid.numeric[index]
+    below_rows = grid.rows[index + 1 : index + 1 + SAMPLE_ROWS]
+    below_flags = grid.numeric[index + 1 : index + 1 + SAMPLE_ROWS]
+    labels: list[str] = []
+    texts = 0
+    for col, (cell, number) in enumerate(zip(row, flags, strict=True)):
+        if not cell.strip():
+            continue
+        if not number or col not in numeric_cols:
+            texts += 1
+            continue
+        form = number_form(cell)
+        if not form.startswith("int"):
+            return False
+        forms = [
+            number_form(r[col])
+            for r, f in zip(below_rows, below_flags, strict=True)
+            if col < len(r) and r[col].strip() and f[col]
+        ]
+        if len(forms) < 2 or form in forms:
+            return False
+        labels.append(cell.strip())
+    if not labels or len(set(labels)) != len(labels):
+        return False
+    return texts > 0 or len(labels) >= 2
+
+
 def _is_header_row(grid: Grid, index: int, numeric_cols: set[int]) -> bool:
     row, flags = grid.rows[index], grid.numeric[index]
-    return _is_text_row(row, flags, numeric_cols) or _is_year_label_row(grid, index, numeric_cols)
+    return (
+        _is_text_row(row, flags, numeric_cols)
+        or _is_year_label_row(grid, index, numeric_cols)
+        or _is_form_label_row(grid, index, numeric_cols)
+    )
 
 
 def _is_group_row(row: list[str]) -> bool:

@@ -59,6 +59,7 @@ LOCAL_SUBSTITUTES: dict[str, tuple[str, str]] = {
 @dataclass
 class DeployedStack:
     name: str
+    stack_id: str
     endpoint: str
     region: str
     outputs: dict[str, str]
@@ -74,6 +75,15 @@ class DeployedStack:
             return self.resources[logical_id]
         except KeyError:
             raise ConfigError(f"stack {self.name} has no resource {logical_id}") from None
+
+    def context(self, logical_id: str, timeout_s: float) -> LocalContext:
+        """A Lambda context naming the deployed function (its log lines say which)."""
+        ctx = LocalContext(timeout_s=timeout_s)
+        ctx.function_name = self.function_name(logical_id)
+        ctx.invoked_function_arn = (
+            f"arn:aws:lambda:{self.region}:000000000000:function:{ctx.function_name}"
+        )
+        return ctx
 
     def function_env(self, logical_id: str) -> dict[str, str]:
         cfg = self.client("lambda").get_function_configuration(
@@ -142,7 +152,7 @@ def find_stack(name: str, endpoint: str, region: str = "us-east-1") -> DeployedS
         r["LogicalResourceId"]: r.get("PhysicalResourceId", "")
         for r in cfn.describe_stack_resources(StackName=name)["StackResources"]
     }
-    return DeployedStack(name, endpoint, region, outputs, resources)
+    return DeployedStack(name, stack["StackId"], endpoint, region, outputs, resources)
 
 
 @contextmanager
@@ -183,7 +193,7 @@ def admin(stack: DeployedStack, request_type: str = "Create") -> dict[str, Any]:
             "RequestType": request_type,
             "ServiceToken": token,
             "ResponseURL": url,
-            "StackId": stack.name,
+            "StackId": stack.stack_id,
             "RequestId": str(uuid.uuid4()),
             "LogicalResourceId": "SearchIndex",
             "ResourceType": "Custom::ChunkwiseIndex",
@@ -194,7 +204,7 @@ def admin(stack: DeployedStack, request_type: str = "Create") -> dict[str, Any]:
         }
         if request_type != "Create":
             event["PhysicalResourceId"] = f"chunkwise-index-{env['CHUNKWISE_INDEX_PREFIX']}"
-        module.lambda_handler(event, LocalContext(timeout_s=600))
+        module.lambda_handler(event, stack.context("AdminFunction", 600))
     if len(got) != 1:
         raise ConfigError(f"the admin handler sent {len(got)} responses (expected one)")
     return got[0]
@@ -224,5 +234,5 @@ def query(stack: DeployedStack, body: Mapping[str, Any]) -> tuple[int, dict[str,
     stack.use_function_env("QueryFunction")
     module = load_function("query")
     log_to_stderr(module)
-    reply = module.lambda_handler(function_url_event(body), LocalContext(timeout_s=30))
+    reply = module.lambda_handler(function_url_event(body), stack.context("QueryFunction", 30))
     return int(reply.get("statusCode", 200)), json.loads(reply.get("body") or "{}")

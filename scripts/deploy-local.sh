@@ -121,9 +121,16 @@ if '$ARTIFACTS' not in [b['Name'] for b in s3.list_buckets()['Buckets']]:
     s3.create_bucket(Bucket='$ARTIFACTS')"
   local status
   status=$(stack_status)
-  if [[ $status == ROLLBACK_COMPLETE || $status == *FAILED ]]; then
+  if [[ $status == ROLLBACK_COMPLETE || $status == *FAILED || $status == REVIEW_IN_PROGRESS ]]; then
     say "stack $STACK is $status from an earlier run: deleting it first"
     delete_stack
+    status=NONE
+  fi
+  if [[ $status == NONE ]]; then
+    # A new stack has a new, empty bucket (the emulator keeps nothing across a
+    # restart): generations of an earlier deploy on the node would serve documents
+    # it does not hold, so they go before the admin step makes a fresh one.
+    drop_generations
   fi
   say "sam deploy $STACK"
   aws_env "$SAM" deploy --template-file "$TEMPLATE" --stack-name "$STACK" \
@@ -141,6 +148,24 @@ if '$ARTIFACTS' not in [b['Name'] for b in s3.list_buckets()['Buckets']]:
     return 1
   fi
   say "stack $STACK: $status ($(elapsed))"
+  # What the emulator does with the functions: created and Active, never run.
+  aws_env "$PY" - "$STACK" <<'PY' >&2
+import sys, boto3
+cfn, lam = boto3.client("cloudformation"), boto3.client("lambda")
+fns = [r["PhysicalResourceId"] for r in cfn.describe_stack_resources(StackName=sys.argv[1])["StackResources"]
+       if r["ResourceType"] == "AWS::Lambda::Function"]
+for fn in fns:
+    c = lam.get_function_configuration(FunctionName=fn)
+    print(f"deploy-local:   function {fn}: {c['State']}, {c['Runtime']} {c['Architectures'][0]}, {c['CodeSize']} bytes")
+for m in lam.list_event_source_mappings()["EventSourceMappings"]:
+    if m["FunctionArn"].split(":")[-1] in fns:
+        print(f"deploy-local:   event source mapping {m['EventSourceArn'].split(':')[-1]} -> {m['FunctionArn'].split(':')[-1]}: {m['State']}")
+try:
+    lam.invoke(FunctionName=fns[0], Payload=b"{}")
+    print("deploy-local:   an invocation ran (unexpected on this machine)")
+except Exception as exc:
+    print(f"deploy-local:   invoking {fns[0]} is refused: {str(exc).split('Caused by ')[-1][:240]}")
+PY
   say "custom resource SearchIndex: the admin function's code with the stack's request"
   aws_env "$CW" local admin --stack "$STACK" >"$STATE/admin.json"
   "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print('deploy-local: admin', d['Status'], json.dumps(d['Data']))" "$STATE/admin.json" >&2
@@ -150,8 +175,9 @@ import sys, boto3
 for o in boto3.client("cloudformation").describe_stacks(StackName=sys.argv[1])["Stacks"][0]["Outputs"]:
     print(f"  {o['OutputKey']:<22} {o['OutputValue']}")
 PY
-  say "ready in $(elapsed): documents go to the DocumentBucketName output under InputPrefix;"
-  say "  ingest: aws_env chunkwise local run --stack $STACK; search: chunkwise local query --stack $STACK TEXT"
+  say "ready in $(elapsed): documents go to the DocumentBucketName output under InputPrefix; with"
+  say "  AWS_ENDPOINT_URL=$ENDPOINT and the emulator's credentials (test/test):"
+  say "  ingest: chunkwise local run --stack $STACK; search: chunkwise local query --stack $STACK TEXT"
 }
 
 smoke() {
@@ -203,6 +229,14 @@ PY
   say "smoke passed ($(elapsed)): both documents found through the query function's code"
 }
 
+drop_generations() {
+  if curl -sf -m 3 "$OS_URL" >/dev/null 2>&1; then
+    curl -sf -XDELETE "$OS_URL/$PREFIX-*?expand_wildcards=all" >/dev/null || true
+    curl -sf -XDELETE "$OS_URL/_index_template/$PREFIX*" >/dev/null || true
+    say "index generations $PREFIX-* removed from $OS_URL"
+  fi
+}
+
 delete_stack() {
   aws_env "$PY" - "$STACK" <<'PY'
 import sys, boto3
@@ -223,11 +257,7 @@ down() {
   fi
   # The stack's index generations, template and pipelines on the node (the admin's
   # Delete keeps data, as in AWS; this local node is ours).
-  if curl -sf -m 3 "$OS_URL" >/dev/null 2>&1; then
-    curl -sf -XDELETE "$OS_URL/$PREFIX-*?expand_wildcards=all" >/dev/null || true
-    curl -sf -XDELETE "$OS_URL/_index_template/$PREFIX*" >/dev/null || true
-    say "index generations $PREFIX-* removed from $OS_URL"
-  fi
+  drop_generations
   if [[ -f $STARTED ]]; then
     while read -r svc; do
       case $svc in

@@ -26,7 +26,13 @@ difference from template.yaml is made here, and each one is what the pinned Loca
    resolves the Fn::Sub of a resource or output whose condition is false and fails on
    the absent resource ("Undefined variable name in Fn::Sub string template
    'QueryHttpApi'").
-5. Nothing else. The custom resource SearchIndex stays as it is: LocalStack community
+5. No domain: the emulator cannot create one offline, so the resources of condition
+   CreateDomain (the domain, its log groups and log policy) are left out, every
+   Fn::If on CreateDomain takes its existing-endpoint branch, and OpenSearchEndpoint
+   may not be empty. Kept in the template with a false condition, they break the
+   emulator's DeleteStack ("Template format error: Unresolved resource dependencies
+   [DomainSlowLogGroup] in the Resources block of the template").
+6. Nothing else. The custom resource SearchIndex stays as it is: LocalStack community
    has no provider for custom resources and records it without calling anything
    ("No resource provider found"); `chunkwise local admin --stack` then runs the admin
    function's code with the CloudFormation request the stack would have sent. The
@@ -41,6 +47,7 @@ import sys
 from samcli.yamlhelper import yaml_dump, yaml_parse
 
 GROUPS_ONLY = "UseGroupsAccess"
+DOMAIN_ONLY = "CreateDomain"
 LOOPBACK = r"http://(127\.0\.0\.1|localhost)(:[0-9]+)?/?"
 
 
@@ -50,8 +57,14 @@ def derive(tpl: dict) -> dict:
     prod = ep["AllowedPattern"]
     if not (prod.startswith("^(") and prod.endswith(")$")):
         raise SystemExit(f"OpenSearchEndpoint's pattern changed shape: {prod!r}")
-    ep["AllowedPattern"] = prod[:-2] + "|" + LOOPBACK + ")$"
-    ep["Description"] = ep["Description"] + " (local deploy: also http://127.0.0.1:PORT)"
+    ep["AllowedPattern"] = "^(" + prod[3:-2].lstrip("|") + "|" + LOOPBACK + ")$"
+    if ep["AllowedPattern"].startswith("^(|"):
+        raise SystemExit("OpenSearchEndpoint's pattern: the empty alternative is not first")
+    ep.pop("Default", None)
+    ep["Description"] = (
+        "Local deploy: the local OpenSearch node (http://127.0.0.1:PORT) or an https "
+        "endpoint; required (the emulator creates no domain)."
+    )
 
     events = tpl["Resources"]["IngestFunction"]["Properties"]["Events"]
     sqs = [k for k, v in events.items() if v["Type"] == "SQS"]
@@ -60,6 +73,7 @@ def derive(tpl: dict) -> dict:
     events[sqs[0]]["Properties"]["Enabled"] = False
 
     resolve_number_lookups(tpl)
+    drop_condition(tpl, DOMAIN_ONLY)
 
     params["AccessControl"]["AllowedValues"] = ["none"]
     params["AccessControl"]["Default"] = "none"
@@ -76,6 +90,30 @@ def derive(tpl: dict) -> dict:
         tpl.get("Description", "")
     )
     return tpl
+
+
+def drop_condition(tpl: dict, condition: str) -> None:
+    """Resources of ``condition`` removed, Fn::If on it resolved to its false branch."""
+
+    def walk(node: object) -> object:
+        if isinstance(node, dict):
+            fif = node.get("Fn::If")
+            if len(node) == 1 and isinstance(fif, list) and fif[0] == condition:
+                return walk(fif[2])
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    for section in ("Resources", "Outputs"):
+        for name, node in list(tpl.get(section, {}).items()):
+            if node.get("Condition") == condition:
+                del tpl[section][name]
+    for section in ("Globals", "Resources", "Outputs"):
+        if section in tpl:
+            tpl[section] = walk(tpl[section])
+    if condition in repr({k: tpl.get(k) for k in ("Globals", "Resources", "Outputs")}):
+        raise SystemExit(f"{condition} is still referenced after dropping it")
 
 
 def resolve_number_lookups(tpl: dict) -> None:

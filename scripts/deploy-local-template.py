@@ -44,8 +44,6 @@ from __future__ import annotations
 
 import sys
 
-from samcli.yamlhelper import yaml_dump, yaml_parse
-
 GROUPS_ONLY = "UseGroupsAccess"
 DOMAIN_ONLY = "CreateDomain"
 LOOPBACK = r"http://(127\.0\.0\.1|localhost)(:[0-9]+)?/?"
@@ -143,6 +141,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
+    from samcli.yamlhelper import yaml_dump, yaml_parse
+
     with open(argv[1], encoding="utf-8") as f:
         tpl = yaml_parse(f.read())
     with open(argv[2], "w", encoding="utf-8") as f:

@@ -18,6 +18,12 @@
 #   CHUNKWISE_S3_EMULATOR   localstack (default) | moto  (moto server as the fallback)
 #   LOCALSTACK_PORT         default 4566
 #   LOCALSTACK_START_TIMEOUT seconds to wait for health (default 180)
+#   LOCALSTACK_SERVICES     services to start (default s3,sqs,events; the local deploy,
+#                           scripts/deploy-local.sh, adds CloudFormation and what the
+#                           template creates)
+#   LOCALSTACK_LAMBDA_EXECUTOR  chunkwise-no-container: Lambda functions become Active
+#                           but are never run (tools/localstack-lambda; there is no
+#                           container runtime here); unset = LocalStack's own (docker)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -96,10 +102,15 @@ up() {
       say "starting LocalStack (host mode) on $URL (log ${LOG#"$ROOT"/})"
       (
         cd "$DIR"
-        export GATEWAY_LISTEN="$HOST:$PORT" SERVICES=s3,sqs,events DNS_ADDRESS=0 \
+        export GATEWAY_LISTEN="$HOST:$PORT" SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,events}" DNS_ADDRESS=0 \
           OVERRIDE_IN_DOCKER=0 SKIP_SSL_CERT_DOWNLOAD=1 DISABLE_EVENTS=1 \
           LOCALSTACK_VOLUME_DIR="$DIR/volume" PERSISTENCE=0 \
           SQS_ENDPOINT_STRATEGY=path LOCALSTACK_HOST="$HOST:$PORT"
+        if [[ -n ${LOCALSTACK_LAMBDA_EXECUTOR:-} ]]; then
+          # The executor plugin is found through its entry point on PYTHONPATH.
+          export LAMBDA_RUNTIME_EXECUTOR="$LOCALSTACK_LAMBDA_EXECUTOR" \
+            PYTHONPATH="$ROOT/tools/localstack-lambda${PYTHONPATH:+:$PYTHONPATH}"
+        fi
         exec setsid "$LS_VENV/bin/localstack" start --host --no-banner
       ) >"$LOG" 2>&1 </dev/null &
     fi

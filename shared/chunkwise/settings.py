@@ -334,6 +334,16 @@ def export_env(values: Mapping[str, str], *, only_unset: bool = False) -> None:
             os.environ[key] = value
 
 
+def replace_env(values: Mapping[str, str]) -> None:
+    """Set each of ``values`` in this process's environment; an empty value removes
+    the variable (a deployed function's setting that has no local counterpart)."""
+    for key, value in values.items():
+        if value:
+            os.environ[key] = value
+        else:
+            os.environ.pop(key, None)
+
+
 def child_env(extra: Mapping[str, str]) -> dict[str, str]:
     """This process's environment plus ``extra``, for a child process."""
     return {**os.environ, **extra}

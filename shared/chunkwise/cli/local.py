@@ -16,6 +16,15 @@
     chunkwise local run [--workers N] [--until-idle S] [--max-seconds S]
         polls the queue and calls the SAME handler as the ingest Lambda
         (functions/ingest/app.py) with SQS-shaped events (chunkwise.localstack.emulator)
+    chunkwise local run --stack NAME [--until-idle S]
+        the same against a DEPLOYED stack (`make deploy-local`): its queue, bucket and
+        index from the stack's outputs, the ingest function's deployed environment
+        (chunkwise.localstack.deployed)
+    chunkwise local admin --stack NAME [--delete]
+        the admin function's code with the stack's custom-resource request (index,
+        aliases, search pipeline), which the emulator does not send
+    chunkwise local query --stack NAME TEXT [-k K] [--lang L]
+        the query function's code with a Function URL request; prints its JSON reply
     chunkwise local status        services, queue depths, live generation
     chunkwise local down [--all]  stops what `up` started (--all: every service)
     chunkwise local env           the environment of the stack, as `export` lines
@@ -40,7 +49,7 @@ from chunkwise.cli.common import (
     parser,
     showing_progress,
 )
-from chunkwise.localstack import embed_endpoint
+from chunkwise.localstack import deployed, embed_endpoint
 from chunkwise.localstack.config import (
     StackConfig,
     apply_env,
@@ -106,6 +115,14 @@ def _local_parser() -> argparse.ArgumentParser:
     sub_parser("env", help="print the stack's environment as export lines")
     sub_parser("reset", help="delete this stack's bucket, queues, index and state file")
     _run_args(sub_parser("run", help="poll the queue and call the ingest handler"))
+    admin = sub_parser("admin", help="a deployed stack: run the admin function's custom resource")
+    admin.add_argument("--stack", required=True, help="the deployed stack's name")
+    admin.add_argument("--delete", action="store_true", help="send Delete instead of Create")
+    query = sub_parser("query", help="a deployed stack: run the query function on one query")
+    query.add_argument("--stack", required=True, help="the deployed stack's name")
+    query.add_argument("text")
+    query.add_argument("-k", type=int, default=5)
+    query.add_argument("--lang", action="append", default=None, help="only chunks in it")
     return p
 
 
@@ -123,6 +140,11 @@ def _run_args(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--workers", type=int, default=1, help="worker processes polling the queue (default 1)"
     )
+    run.add_argument(
+        "--stack",
+        default=None,
+        help="a deployed stack (make deploy-local): its queue and index, from its outputs",
+    )
     add_progress_flag(run)
 
 
@@ -137,6 +159,8 @@ def main_local(argv: Sequence[str]) -> int:
         "down": _local_down,
         "run": _local_run,
         "reset": lambda _args: _local_reset(),
+        "admin": _local_admin,
+        "query": _local_query,
     }
     return commands[args.cmd](args)
 
@@ -200,8 +224,51 @@ def _local_reset() -> int:
     return 1 if failures else 0
 
 
+def _deployed(name: str) -> deployed.DeployedStack:
+    from chunkwise.localstack.config import service_urls
+
+    return deployed.find_stack(
+        name, service_urls()[0], local_stack_env().aws_default_region or "us-east-1"
+    )
+
+
+def _local_admin(args: argparse.Namespace) -> int:
+    stack = _deployed(args.stack)
+    same = stack.deployed_code_matches("AdminFunction", "admin")
+    say(
+        f"stack {stack.name}: admin function {stack.function_name('AdminFunction')}, "
+        f"code {'identical to' if same else 'DIFFERS from'} the deployed package"
+    )
+    if not same:
+        return 1
+    reply = deployed.admin(stack, "Delete" if args.delete else "Create")
+    print(json.dumps(reply, indent=2))
+    return 0 if reply.get("Status") == "SUCCESS" else 1
+
+
+def _local_query(args: argparse.Namespace) -> int:
+    stack = _deployed(args.stack)
+    if not stack.deployed_code_matches("QueryFunction", "query"):
+        say("the query function's code differs from the deployed package")
+        return 1
+    body: dict[str, object] = {"query": args.text, "k": args.k}
+    if args.lang:
+        body["lang"] = args.lang
+    status, reply = deployed.query(stack, body)
+    print(json.dumps(reply, indent=2, ensure_ascii=False))
+    return 0 if status == 200 else 1
+
+
 def _local_run(args: argparse.Namespace) -> int:
-    cfg = require_state()
+    if args.stack:
+        stack = _deployed(args.stack)
+        if not stack.deployed_code_matches("IngestFunction", "ingest"):
+            say("the ingest function's code differs from the deployed package")
+            return 1
+        stack.use_function_env("IngestFunction")
+        cfg = stack.ingest_config()
+    else:
+        cfg = require_state()
     export_env({"POWERTOOLS_METRICS_DISABLED": "true"}, only_unset=True)
     say(f"polling {cfg.queue_url} with {args.workers} worker(s) (Ctrl-C to stop)")
     with showing_progress(args.progress):

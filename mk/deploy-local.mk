@@ -1,0 +1,29 @@
+# The SAM stack deployed into LocalStack on this machine (scripts/deploy-local.sh,
+# samdocs/local-stack.md "The SAM stack in LocalStack"). Included by the main Makefile.
+#
+#   make deploy-local        services, sam build, derived template, sam deploy to
+#                            CREATE_COMPLETE, the custom resource's admin code, then the
+#                            smoke test (an English and a German document through the
+#                            deployed bucket, queue and index, found by the query code)
+#   make deploy-local-down   deletes the stack, stops what deploy-local started
+#   make test-deploy         both, the stack deleted and the services stopped whatever
+#                            the outcome
+.PHONY: deploy-local deploy-local-up deploy-local-smoke deploy-local-down test-deploy
+
+deploy-local: setup
+	@start=$$(date +%s); \
+	bash scripts/deploy-local.sh up && bash scripts/deploy-local.sh smoke; rc=$$?; \
+	echo "make deploy-local: $$(( $$(date +%s) - start )) s wall time (exit $$rc)" >&2; exit $$rc
+
+deploy-local-up: setup
+	bash scripts/deploy-local.sh up
+
+deploy-local-smoke: setup
+	bash scripts/deploy-local.sh smoke
+
+deploy-local-down:
+	bash scripts/deploy-local.sh down
+
+test-deploy: setup
+	@$(MAKE) --no-print-directory deploy-local; rc=$$?; \
+	bash scripts/deploy-local.sh down; exit $$rc

@@ -265,3 +265,16 @@ def test_a_compound_of_words_keeps_its_hyphen_where_the_document_hyphenates_syll
     # its own ("Bank"), are no compound of words: the vote decides.
     assert join_lines(["is not in-", "formation"], tex) == "is not information"
     assert join_lines(["of the Daten-", "bank is"], tex) == "of the Datenbank is"
+    # A part that begins many of the document's words is a syllable ("dar": "darauf",
+    # "dargestellt", "darstellen"), though it is a word too ("stellt es dar", "unter").
+    german = learn(
+        [
+            [
+                "Die Tabelle stellt es dar, darauf ist unter anderem dargestellt, wie",
+                "man darstellen kann, was unter der Hand liegt. Die Dokumen-",
+                "tation der Dokumentation. Dar-",
+                "unter ist PSG",
+            ]
+        ]
+    )
+    assert join_lines(["Dar-", "unter ist PSG"], german) == "Darunter ist PSG"

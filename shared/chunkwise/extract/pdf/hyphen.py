@@ -39,6 +39,10 @@ _RIGHT = re.compile(r"^([^\W\d_]+)")
 # Shortest part a compound of words is recognised by: "in", "an", "be" are words
 # and syllables alike ("in-" + "formation", "be-" + "cause").
 _MIN_PART = 3
+# Distinct words a part may begin (each at least _MIN_PART letters longer) and still
+# be a word of its own in a compound; the longest part counted so.
+_PREFIX_WORDS = 3
+_LONGEST_PREFIX = 8
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Hyphenation:
     words: Counter[str] = field(default_factory=Counter)
     lower_words: Counter[str] = field(default_factory=Counter)  # as written, in small letters
     keep_unattested: bool | None = None  # None: the attested line ends do not decide
+    _prefixes: Counter[str] | None = field(default=None, repr=False)  # `_prefix_count`
 
     def keeps(self, line: str, following: str) -> bool | None:
         """True: keep the hyphen ending `line` before `following`; False: drop it;
@@ -75,7 +80,22 @@ class Hyphenation:
             return False
         if self.words[head + tail] or self.compounds[(head, tail)]:
             return False
+        if self._prefix_count(head) >= _PREFIX_WORDS:
+            return False
         return self.words[head] >= 2 and self.lower_words[written_tail] >= 2
+
+    def _prefix_count(self, head: str) -> int:
+        """How many of the document's words begin with `head` and go on for a syllable
+        or more: a part that starts many words ("dar": "darauf", "dargestellt",
+        "darstellen") is where hyphenation breaks a word ("Dar-" + "unter"), not a
+        word that stands in a compound."""
+        if self._prefixes is None:
+            self._prefixes = Counter(
+                w[:k]
+                for w in self.words
+                for k in range(_MIN_PART, min(len(w) - _MIN_PART, _LONGEST_PREFIX) + 1)
+            )
+        return self._prefixes[head]
 
     def joined_elsewhere(self, line: str, following: str) -> bool:
         """The document writes the two parts as one word more often than with the

@@ -68,6 +68,31 @@ def page_number(title: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# What a paragraph broken off by a page break ends in: a letter or digit, or a
+# comma or dash within the sentence (a closing quote or bracket is looked through).
+_CLOSERS = "\"'\u00bb\u00ab\u201c\u201d\u2019)]"
+_RUNS_ON = ",-\u2010\u2013\u2014/("
+
+
+def runs_on(before: str, after: str) -> bool:
+    """A page anchor between these two paragraphs' texts cuts one sentence.
+
+    The first does not end a sentence (it ends in a word or inside a clause) and
+    the second starts with a word: in small letters, or after a word in small
+    letters or a comma or dash (German nouns run on in capitals: "der" + "Datenbank").
+    A paragraph ending in a number or a title word before a capital is taken as
+    ended ("Figure 3", then "The next section").
+    """
+    end = before.rstrip().rstrip(_CLOSERS)
+    start = after.lstrip()
+    if not end or not start or not start[0].isalnum():
+        return False
+    last = end[-1]
+    if not (last.isalnum() or last in _RUNS_ON):
+        return False
+    return start[0].islower() or last.islower() or last in _RUNS_ON
+
+
 def is_slide_anchor(title: str) -> bool:
     """A slide anchor's title (``Slide 3``): a page anchor after which nothing of
     the previous slide's sections goes on (a PDF page break does not end a section;

@@ -375,3 +375,33 @@ def test_a_runt_merged_across_a_page_anchor_keeps_the_carried_section(
     tail = next(c for c in chunks if "Tiny tail" in c.body)
     assert "Wartung" in tail.heading_path
     assert_all(text, chunks, counter, cfg, counter.max_tokens)
+
+
+def test_a_sentence_run_on_over_a_page_anchor_is_in_one_chunk_citing_both_pages(
+    counter: HFTokenCounter,
+) -> None:
+    """#26 (c): the page anchor is a citation inside the sentence, not a section start."""
+    head = "# Handbuch\n\n## Page 1\n\n### Wartung\n\n" + " ".join(EN_PARAS) + " "
+    text = (
+        head
+        + "The filter of the pump must be replaced\n\n## Page 2\n\n"
+        + "every 500 hours by the operator. "
+        + " ".join(reversed(EN_PARAS))
+        + "\n\n"
+        + "\n\n".join(EN_PARAS)
+        + "\n"
+    )
+    cfg = _cfg(max_chars=300, overlap_chars=0)
+    chunks = chunk_text(text, lang="en", config=cfg)
+    spanning = [c for c in chunks if "must be replaced" in c.body]
+    assert len(spanning) == 1
+    chunk = spanning[0]
+    assert "every 500 hours by the operator." in chunk.body
+    assert (chunk.page_start, chunk.page_end) == (1, 2)
+    assert "Wartung" in chunk.heading_path
+    assert_all(text, chunks, counter, cfg, counter.max_tokens)
+    # A paragraph that ends its sentence on page 1 still ends its chunk at the anchor.
+    ended = text.replace("must be replaced\n", "must be replaced.\n")
+    chunks = chunk_text(ended, lang="en", config=cfg)
+    assert not any("must be replaced" in c.body and "by the operator" in c.body for c in chunks)
+    assert_all(ended, chunks, counter, cfg, counter.max_tokens)

@@ -74,6 +74,30 @@ def test_running_footer_is_removed_whichever_reader_spaced_its_dot_leaders() -> 
         assert removed == 2
 
 
+def test_running_headers_that_alternate_or_change_with_the_chapter_are_furniture() -> None:
+    """#26 (a): the book's title on even pages, the chapter's title on the chapter's odd
+    pages; each is on fewer than half of all pages. A real heading that happens to open
+    two pages (in the same size) stays."""
+    chapters = ["Getting started"] * 6 + ["Printing photos"] * 6
+    pages = []
+    for i in range(12):
+        lines = []
+        if i % 2 == 1:
+            lines.append(_line(chapters[i], 30))
+        elif i not in (0, 6):  # a chapter's first page has no running header
+            lines.append(_line("Photo Printer User's Manual", 30))
+        if i in (2, 9):
+            lines.append(_line("Installation", 60))
+        lines += [_line(f"Body text {'abcdefghijkl'[i]}.", 300), _line(str(i + 1), 800)]
+        pages.append((HEIGHT, lines))
+    keys = running_keys(pages)
+    kept = [[ln.text for ln in strip_running(lines, keys, h)[0]] for h, lines in pages]
+    assert all(not {"Photo Printer User's Manual", *chapters} & set(k) for k in kept)
+    assert kept[2] == ["Installation", "Body text c."]
+    assert kept[9] == ["Installation", "Body text j."]
+    assert kept[0] == ["Body text a."]
+
+
 def test_roman_page_numbers_of_front_matter_are_masked_too() -> None:
     pages = [
         (HEIGHT, [_line(f"Debian Reference {n}", 30), _line(body, 300)])

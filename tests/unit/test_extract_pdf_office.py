@@ -240,3 +240,41 @@ def test_a_typewriter_word_hyphenated_where_the_document_joins_it_elsewhere_is_o
     lines = ["see systemd-", "hostnamed.service"]
     assert join_lines(lines, unit, code_ends={0}) == "see systemd-hostnamed.service"
     assert join_lines(lines, learn([]), code_ends={0}) == "see systemd-hostnamed.service"
+
+
+def test_a_compound_of_words_keeps_its_hyphen_where_the_document_hyphenates_syllables() -> None:
+    """#26 (g): a TeX document whose line-end hyphens are syllables ("docu-" +
+    "mentation", "ap-" + "plication") votes to drop an unattested hyphen; a compound
+    broken at its own hyphen ("well-" + "balanced") keeps it all the same: both parts
+    are words of the document on their own and it never writes them joined."""
+    pages = [
+        [
+            "the documentation and the application are well kept, see the docu-",
+            "mentation of the ap-",
+            "plication; a well-",
+            "balanced table is balanced and in formation, the Bank of the Daten-",
+            "bank is not in-",
+            "formation",
+        ]
+    ]
+    tex = learn(pages)
+    assert tex.keep_unattested is False  # the document-wide vote drops line-end hyphens
+    assert join_lines(["a well-", "balanced table"], tex) == "a well-balanced table"
+    assert join_lines(["see the docu-", "mentation"], tex) == "see the documentation"
+    # Syllables that are short words ("in"), and a German noun written capitalised on
+    # its own ("Bank"), are no compound of words: the vote decides.
+    assert join_lines(["is not in-", "formation"], tex) == "is not information"
+    assert join_lines(["of the Daten-", "bank is"], tex) == "of the Datenbank is"
+    # A part that begins many of the document's words is a syllable ("dar": "darauf",
+    # "dargestellt", "darstellen"), though it is a word too ("stellt es dar", "unter").
+    german = learn(
+        [
+            [
+                "Die Tabelle stellt es dar, darauf ist unter anderem dargestellt, wie",
+                "man darstellen kann, was unter der Hand liegt. Die Dokumen-",
+                "tation der Dokumentation. Dar-",
+                "unter ist PSG",
+            ]
+        ]
+    )
+    assert join_lines(["Dar-", "unter ist PSG"], german) == "Darunter ist PSG"

@@ -41,6 +41,9 @@ class Atom:
     # The page the atom's leading headings open on, when it is not its content's: a
     # slide title with no body of its own, or a heading at the foot of a page.
     lead_page: int | None = None
+    # The page a paragraph run on across a page anchor ends on, when the atom holds
+    # both sides of the break (`split.atomize`).
+    end_page: int | None = None
 
 
 @dataclass(slots=True)
@@ -78,6 +81,9 @@ class Plan:
     starts_section: bool
     pieces: list[Span]  # spans to count; their sum is the block's count
     lead_page: int | None = None  # page at `start` when the leading headings began earlier
+    # The block goes on with the paragraph before the page anchor it follows: the
+    # anchor is a citation inside one sentence, not a section start (`sections`).
+    continues: bool = False
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ slide anchor (a deck's ``## Slide N``) sets the page and does.
 
 from __future__ import annotations
 
-from chunkwise.canonical import is_slide_anchor, is_transcribed, page_number
+from chunkwise.canonical import is_slide_anchor, is_transcribed, page_number, runs_on
 from chunkwise.chunking.blocks import Block, BlockType
 from chunkwise.chunking.context import Document
 from chunkwise.chunking.model import Frame, Plan, Section
@@ -53,9 +53,10 @@ def plan_blocks(doc: Document, blocks: list[Block]) -> list[Plan]:
         section = _section(stack, page, doc.lang_at(start))
         pieces = count_plan(doc, block, start)
         lead = _lead_page(pending, pending_page, page)
-        plans.append(
-            Plan(block, start, section, table_id, caption, pending is not None, pieces, lead)
-        )
+        continues = _runs_on(doc.text, blocks, position)
+        opens = pending is not None and not continues
+        plan = Plan(block, start, section, table_id, caption, opens, pieces, lead, continues)
+        plans.append(plan)
         pending = pending_page = None
     if pending is not None:  # trailing heading(s) without content
         lead = _lead_page(pending, pending_page, page)
@@ -77,6 +78,21 @@ def _headings_alone(
     section = _section(stack, page, doc.lang_at(pending))
     pieces = count_plan(doc, alone, pending)
     return Plan(alone, pending, section, table_id, False, True, pieces, lead)
+
+
+def _runs_on(text: str, blocks: list[Block], position: int) -> bool:
+    """The paragraph at `position` goes on with the one before the page anchor just
+    above it: a sentence run on over a page break (`canonical.runs_on`)."""
+    if position < 2:
+        return False
+    before, anchor, block = blocks[position - 2], blocks[position - 1], blocks[position]
+    if not (before.type is block.type is BlockType.PARAGRAPH):
+        return False
+    if anchor.type is not BlockType.HEADING or page_number(anchor.heading_title) is None:
+        return False
+    if is_slide_anchor(anchor.heading_title):
+        return False
+    return runs_on(text[before.start : before.end], text[block.start : block.end])
 
 
 def _lead_page(pending: int | None, pending_page: int | None, page: int | None) -> int | None:

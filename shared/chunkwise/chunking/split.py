@@ -219,10 +219,65 @@ def atomize(doc: Document, plans: list[Plan]) -> list[Atom]:
             for atom in new:
                 atom.table_id = plan.table_id + 1
         new[0].starts_section = plan.starts_section
-        new[0].starts_block = True
+        new[0].starts_block = not plan.continues
         new[0].lead_page = plan.lead_page
+        if plan.continues and atoms:
+            new = _glue(doc, atoms, new, plan.block.start)
         atoms.extend(new)
     return atoms
+
+
+def _glue(doc: Document, atoms: list[Atom], new: list[Atom], resumes: int) -> list[Atom]:
+    """A paragraph run on over a page anchor: the sentence the break cuts made one
+    atom, so that it is in one chunk, which cites both pages (`end_page`).
+
+    The last atom before the anchor and the first after it (which holds the anchor
+    line, `body` being the input's span) are joined whole if that fits; else the
+    last sentence before the break and the first after it (at `resumes`, where
+    the paragraph goes on) become one atom, between what is left of both. Returns
+    `new` without what went into the joined atom; `atoms[-1]` is replaced.
+    """
+    last, first = atoms[-1], new[0]
+    if last.table_id is not None or not (last.exact and first.exact) or resumes >= first.end:
+        return new
+    budget = doc.budget(last.section, None)
+    page = first.section.page
+    if first.end - last.start <= doc.cfg.max_chars:
+        tokens = doc.count_span(last.start, first.end)
+        if tokens <= budget:
+            atoms[-1] = replace(last, end=first.end, tokens=tokens, end_page=page)
+            return new[1:]
+    tail = _sentences(doc, last.start, last.end)[-1][0]
+    head = _sentences(doc, resumes, first.end)[0][1]
+    if head - tail > doc.cfg.max_chars:
+        return new
+    left = trim(doc.text, last.start, tail)
+    right = trim(doc.text, head, first.end)
+    spans = [left, (tail, head), right]
+    counts = doc.count_spans([(s, e) for s, e in spans if s < e])
+    counted = dict(zip([(s, e) for s, e in spans if s < e], counts, strict=True))
+    if counted[(tail, head)] > budget:
+        return new
+    bridge = replace(last, start=tail, end=head, tokens=counted[(tail, head)], end_page=page)
+    if left[0] < left[1]:  # the bridge goes on within the paragraph, after its start
+        atoms[-1] = replace(last, end=left[1], tokens=counted[left])
+        bridge.starts_section = bridge.starts_block = False
+        bridge.lead_page = None
+        atoms.append(bridge)
+    else:
+        atoms[-1] = bridge
+    if right[0] >= right[1]:
+        return new[1:]
+    return [replace(first, start=right[0], tokens=counted[right]), *new[1:]]
+
+
+def _sentences(doc: Document, start: int, end: int) -> list[Span]:
+    """The ICU sentences of [start, end), trimmed (the whole span if there are none)."""
+    piece = doc.text[start:end]
+    spans = [
+        trim(doc.text, start + s, start + e) for s, e in split_sentences(piece, doc.lang_at(start))
+    ]
+    return [(s, e) for s, e in spans if s < e] or [(start, end)]
 
 
 def _plan_atoms(doc: Document, plan: Plan, counts: list[int]) -> list[Atom]:

@@ -43,6 +43,7 @@ def _chunk(doc: Document, draft: Draft, index: int, tokens: int, byte_start: int
     # the body cites every page it holds text of, its leading headings' pages too
     pages = [a.section.page for a in draft.atoms if a.section.page is not None]
     pages += [a.lead_page for a in draft.atoms if a.lead_page is not None]
+    pages += [a.end_page for a in draft.atoms if a.end_page is not None]
     return Chunk(
         chunk_index=index,
         start=draft.start,

@@ -10,6 +10,7 @@ captions attached to their table (`captions_below`, `attach_captions`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -76,15 +77,53 @@ def _edge(lines: list[Line]) -> list[Line]:
 
 
 def running_keys(pages: list[tuple[float, list[Line]]]) -> set[tuple[str, str, int]]:
-    """Keys of lines repeated as header/footer on at least half of the pages."""
+    """Keys of lines repeated as header/footer: on at least half of the pages, or
+    (in the margin band) as page furniture that alternates or changes (`_furniture`)."""
     n = len(pages)
     if n < 2:
         return set()
-    counts: Counter[tuple[str, str, int]] = Counter()
-    for height, lines in pages:
-        counts.update({_running_key(ln, height) for ln in _edge(lines)})
+    on_page = [{_running_key(ln, height) for ln in _edge(lines)} for height, lines in pages]
+    counts = Counter(k for keys in on_page for k in keys)
     need = max(2, math.ceil(0.5 * n))
-    return {k for k, c in counts.items() if c >= need}
+    return {k for k, c in counts.items() if c >= need} | _furniture(on_page)
+
+
+# Fewest pages a margin line must repeat on to be furniture by parity or by run: a
+# real heading may happen to open two pages (a chapter's and its appendix's).
+_MIN_FURNITURE = 3
+
+
+def _furniture(on_page: list[set[tuple[str, str, int]]]) -> set[tuple[str, str, int]]:
+    """Margin lines that are page furniture without being on half of all pages.
+
+    A book sets its title on even pages and the chapter's on odd ones (each on
+    under half of the pages), or the chapter title on that chapter's pages only.
+    So a line in the top or bottom band counts when it is on at least half of
+    the pages of one parity, or on a run of pages each at most two after the
+    last (every page, or every other one), at least `_MIN_FURNITURE` times
+    either way.
+    """
+    pages_of: dict[tuple[str, str, int], list[int]] = {}
+    for index, keys in enumerate(on_page):
+        for key in keys:
+            if key[1] in ("head", "foot"):
+                pages_of.setdefault(key, []).append(index)
+    parity = [len(on_page[side::2]) for side in (0, 1)]
+    found: set[tuple[str, str, int]] = set()
+    for key, indexes in pages_of.items():
+        if len(indexes) < _MIN_FURNITURE:
+            continue
+        for side in (0, 1):
+            same = sum(1 for i in indexes if i % 2 == side)
+            if same >= max(_MIN_FURNITURE, math.ceil(0.5 * parity[side])):
+                found.add(key)
+        run = 1
+        for before, after in itertools.pairwise(indexes):
+            run = run + 1 if after - before <= 2 else 1
+            if run >= _MIN_FURNITURE:
+                found.add(key)
+                break
+    return found
 
 
 def strip_running(

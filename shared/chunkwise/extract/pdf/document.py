@@ -11,6 +11,8 @@ oversized PDFs), reads its pages one by one within the time budget
   the document's own hyphenated words learnt (`blocks`, `hyphen`);
 - each page's lines grouped into headings, paragraphs and list items among its
   tables (`blocks.group`), captions attached to their table;
+- a paragraph running on at the top of the next page gets its page's footnotes
+  out of its way (`breaks`), so the chunker joins it over the page anchor;
 - pages without a text layer listed in the report, and with an OCR port their
   rendered image transcribed;
 - tables continued on the next page stitched into one (`tables.stitch`), and
@@ -40,6 +42,7 @@ from .blocks import (
     running_keys,
     strip_running,
 )
+from .breaks import footnotes_before_run_on
 from .fonts import fixed_pitch_fonts
 from .hyphen import learn
 from .items import Item, PageContent
@@ -265,6 +268,7 @@ def _assemble(
     below = captions_below([p.items for p in pages])
     for page in pages:
         attach_captions(page.items, below)
+    footnotes_before_run_on(pages)
     levels = heading_levels(pages, body)
     stitched = stitch_tables(pages, report)
     return render_pages(pages, levels, stitched, report)

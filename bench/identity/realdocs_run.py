@@ -75,10 +75,13 @@ def main(argv: list[str] | None = None) -> int:
             entry["chunks"] = len(chunks)
         return views
 
-    def recording_score(doc: Any, tool: str, facts: list[dict[str, Any]], source: Path) -> Any:
+    def recording_score(
+        doc: Any, tool: str, facts: list[dict[str, Any]], source: Path, *more: Any
+    ) -> Any:
+        # `more`: a newer bench's corpus argument, passed on (older ones have none)
         current["key"] = f"{doc.name}/{tool}"
         hashes[current["key"]] = {}
-        result = score(doc, tool, facts, source)
+        result = score(doc, tool, facts, source, *more)
         scores.append(dict(result.__dict__))
         return result
 

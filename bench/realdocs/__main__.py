@@ -1,12 +1,18 @@
 """Real-document benchmark: chunkwise vs a plain pypdf + 1,000-character baseline.
 
-    python -m bench.realdocs [--set dev|heldout] [--tools chunkwise,baseline,pymupdf4llm]
-                             [--docs NAME,...] [--write]
+    python -m bench.realdocs [--corpus realdocs|wpdocs] [--set dev|heldout]
+                             [--tools chunkwise,baseline,pymupdf4llm]
+                             [--docs NAME,...] [--write] [--git OWNER/NAME=GIT_DIR ...]
 
-Documents come from pinned Debian packages (bench/realdocs/fetch.py, run first
-if they are missing). Labels are JSONL under bench/realdocs/labels/: `dev.jsonl`
-is what extraction is tuned on, `heldout.jsonl` (other pages of the same
-documents, and documents of their own) is evaluated only to report.
+Two corpora, measured alike (`CORPORA`): `realdocs`, documents from pinned
+Debian packages (bench/realdocs/fetch.py, run first if they are missing), and
+`wpdocs`, word-processor and layout-tool PDFs from pinned git commits and
+LibreOffice exports (bench/wpdocs/fetch.py; its git sources need `--git` with a
+local clone of each repository the first time). Labels are JSONL under
+bench/<corpus>/labels/: `dev.jsonl` is what extraction is tuned on,
+`heldout.jsonl` (other pages of the same documents, and documents of their
+own) is evaluated only to report. realdocs sums its rows per language, wpdocs
+per producer family (word processor, layout tool, spreadsheet, LibreOffice).
 
 Per document and tool: table (co-location and strict structure, see
 metrics.py), prose and heading fact pass rates, word
@@ -19,7 +25,7 @@ chunkwise's chunker; the baseline's with fixed 1,000-character windows;
 pymupdf4llm's Markdown (a comparison only, AGPL, in its own venv under
 .local/pymupdf-venv, made on first use) with chunkwise's chunker, so that
 extraction is compared. Needs `pdftotext` (Debian: poppler-utils).
-`--write` stores bench/results/realdocs[-heldout].md and .json.
+`--write` stores bench/results/<corpus>[-heldout].md and .json.
 """
 
 from __future__ import annotations
@@ -33,11 +39,13 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bench.wpdocs import fetch as wpdocs_fetch
 from chunkwise import chunk_text
 from chunkwise.evaluation.baselines import fixed_size_spans
 
@@ -86,11 +94,70 @@ class Score:
     glued: int | None = None
     failed: list[str] = field(default_factory=list)
     error: str = ""
+    group: str = ""  # the summary row it is summed in ("" = its language)
 
 
-def load_labels(name: str) -> dict[str, list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class Corpus:
+    """A set of labelled documents and how to get them."""
+
+    name: str  # labels in bench/<name>/labels, results bench/results/<name>[-heldout]
+    title: str
+    documents: tuple[fetch.Document, ...]
+    resolve: Callable[[fetch.Document], Path]
+    usable: Callable[[fetch.Document], bool]  # there, and the pinned bytes
+    fetch: Callable[[dict[str, Path]], bool]  # fetch what is missing; False: could not
+    group: Callable[[fetch.Document], str]  # the summary row of a document
+    group_title: str
+
+    @property
+    def labels(self) -> Path:
+        return ROOT / "bench" / self.name / "labels"
+
+
+def _fetch_realdocs(clones: dict[str, Path]) -> bool:
+    del clones  # Debian packages only
+    missing = [d for d in fetch.DOCUMENTS if not fetch.resolve(d).exists()]
+    return not missing or fetch.main() == 0
+
+
+_WP_SOURCES = {s.name: s for s in wpdocs_fetch.SOURCES}
+
+
+def _fetch_wpdocs(clones: dict[str, Path]) -> bool:
+    states = wpdocs_fetch.fetch(clones)
+    for name, found in states.items():
+        if found != "ok":
+            print(f"[wpdocs] {found} (left out): {name}")
+    return any(found == "ok" for found in states.values())
+
+
+REALDOCS = Corpus(
+    "realdocs",
+    "Real documents",
+    fetch.DOCUMENTS,
+    fetch.resolve,
+    lambda d: fetch.resolve(d).exists(),
+    _fetch_realdocs,
+    lambda d: d.lang,
+    "language",
+)
+WPDOCS = Corpus(
+    "wpdocs",
+    "Word-processor and layout-tool PDFs",
+    tuple(wpdocs_fetch.document(s) for s in wpdocs_fetch.SOURCES),
+    lambda d: wpdocs_fetch.resolve(_WP_SOURCES[d.name]),
+    lambda d: wpdocs_fetch.state(_WP_SOURCES[d.name]) == "ok",
+    _fetch_wpdocs,
+    lambda d: _WP_SOURCES[d.name].family,
+    "producer family",
+)
+CORPORA = {c.name: c for c in (REALDOCS, WPDOCS)}
+
+
+def load_labels(name: str, corpus: Corpus = REALDOCS) -> dict[str, list[dict[str, Any]]]:
     by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    with (LABELS / f"{name}.jsonl").open(encoding="utf-8") as fh:
+    with (corpus.labels / f"{name}.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 fact = json.loads(line)
@@ -160,9 +227,16 @@ def describe(fact: dict[str, Any]) -> str:
     return f"{where}: {fact['snippet'][:60]}"
 
 
-def score(doc: fetch.Document, tool: str, facts: list[dict[str, Any]], source: Path) -> Score:
+def score(
+    doc: fetch.Document,
+    tool: str,
+    facts: list[dict[str, Any]],
+    source: Path,
+    corpus: Corpus = REALDOCS,
+) -> Score:
     result = Score(doc.name, tool, doc.lang)
-    path = fetch.resolve(doc)
+    result.group = corpus.group(doc)
+    path = corpus.resolve(doc)
     try:
         record = run_child(tool, path, source)
     except RuntimeError as exc:
@@ -246,16 +320,16 @@ def table_md(scores: list[Score]) -> list[str]:
     return lines
 
 
-def summary_md(scores: list[Score]) -> list[str]:
+def summary_md(scores: list[Score], group_title: str = "language") -> list[str]:
     lines = [
-        "| language | tool | tables | tables (strict) | prose | headings "
+        f"| {group_title} | tool | tables | tables (strict) | prose | headings "
         "| min word integrity (#11, PDF) | min word integrity, corrected reference (PDF) "
         "| glued per 10 pages (PDF) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:  # a failed extraction counts: its facts failed, its words are lost
-        groups[(s.lang, s.tool)].append(s)
+        groups[(s.group or s.lang, s.tool)].append(s)
     for (lang, tool), group in sorted(groups.items()):
         cells = [
             _rate(sum(s.passed[k] for s in group), sum(s.total[k] for s in group)) for k in KINDS
@@ -280,18 +354,20 @@ def summary_md(scores: list[Score]) -> list[str]:
     return lines
 
 
-def merged_with_stored(scores: list[Score], label_set: str) -> list[Score]:
+def merged_with_stored(
+    scores: list[Score], label_set: str, corpus: Corpus = REALDOCS
+) -> list[Score]:
     """The stored results with the (document, tool) rows of this run replaced.
 
     A stored row whose document now has other labels in this set (facts added,
     or moved to the other set) is stale and left out, not kept: run that
     document's tools again.
     """
-    path = RESULTS / f"realdocs{_suffix(label_set)}.json"
+    path = RESULTS / f"{corpus.name}{_suffix(label_set)}.json"
     if not path.exists():
         return scores
     fresh = {(s.doc, s.tool): s for s in scores}
-    current = {doc: _totals(facts) for doc, facts in load_labels(label_set).items()}
+    current = {doc: _totals(facts) for doc, facts in load_labels(label_set, corpus).items()}
     stored = [Score(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
     kept = [
         s
@@ -300,8 +376,8 @@ def merged_with_stored(scores: list[Score], label_set: str) -> list[Score]:
     ]
     for s in stored:
         if (s.doc, s.tool) not in fresh and s not in kept:
-            print(f"[realdocs] stale row left out (labels changed): {s.doc} / {s.tool}")
-    order = {d.name: i for i, d in enumerate(fetch.DOCUMENTS)}
+            print(f"[{corpus.name}] stale row left out (labels changed): {s.doc} / {s.tool}")
+    order = {d.name: i for i, d in enumerate(corpus.documents)}
     rows = kept + scores
     rows.sort(key=lambda s: (order.get(s.doc, len(order)), TOOLS.index(s.tool)))
     return rows
@@ -315,13 +391,16 @@ def _suffix(label_set: str) -> str:
     return "" if label_set == "dev" else f"-{label_set}"
 
 
-def write(scores: list[Score], label_set: str, merged: bool = False) -> None:
+def write(
+    scores: list[Score], label_set: str, merged: bool = False, corpus: Corpus = REALDOCS
+) -> None:
     suffix = _suffix(label_set)
     load = os.getloadavg()
+    option = "" if corpus is REALDOCS else f" --corpus {corpus.name}"
     md = [
-        f"# Real documents ({label_set} labels)",
+        f"# {corpus.title} ({label_set} labels)",
         "",
-        "`python -m bench.realdocs --set "
+        f"`python -m bench.realdocs{option} --set "
         + label_set
         + " --write` (bench/realdocs/__main__.py says what is measured and how).",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, "
@@ -332,9 +411,9 @@ def write(scores: list[Score], label_set: str, merged: bool = False) -> None:
             else []
         ),
         "",
-        "## Per language",
+        f"## Per {corpus.group_title}",
         "",
-        *summary_md(scores),
+        *summary_md(scores, corpus.group_title),
         "",
         *INTEGRITY_NOTE,
         "",
@@ -349,9 +428,9 @@ def write(scores: list[Score], label_set: str, merged: bool = False) -> None:
         if s.tool == "chunkwise" and s.failed:
             md.append(f"- {s.doc}: " + "; ".join(s.failed))
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"realdocs{suffix}.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    (RESULTS / f"{corpus.name}{suffix}.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     payload = [s.__dict__ for s in scores]
-    (RESULTS / f"realdocs{suffix}.json").write_text(
+    (RESULTS / f"{corpus.name}{suffix}.json").write_text(
         json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
 
@@ -371,6 +450,7 @@ INTEGRITY_NOTE = (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.realdocs")
+    parser.add_argument("--corpus", default="realdocs", choices=tuple(CORPORA))
     parser.add_argument("--set", default="dev", choices=("dev", "heldout"))
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--docs", default="", help="comma-separated document names")
@@ -387,12 +467,19 @@ def main(argv: list[str] | None = None) -> int:
         default=ROOT / "shared",
         help="the chunkwise package's parent folder to measure (e.g. an older revision's)",
     )
+    parser.add_argument(
+        "--git",
+        action="append",
+        default=[],
+        metavar="OWNER/NAME=GIT_DIR",
+        help="wpdocs: a local clone of a source repository (bench/wpdocs/fetch.py)",
+    )
     args = parser.parse_args(argv)
-    missing = [d for d in fetch.DOCUMENTS if not fetch.resolve(d).exists()]
-    if missing and fetch.main() != 0:
-        print("[realdocs] skipped: the Debian packages could not be fetched")
+    corpus = CORPORA[args.corpus]
+    if not corpus.fetch(wpdocs_fetch.parse_clones(args.git)):
+        print(f"[{corpus.name}] skipped: the documents could not be fetched")
         return 0
-    labels = load_labels(args.set)
+    labels = load_labels(args.set, corpus)
     tools = [t for t in args.tools.split(",") if t]
     if shutil.which("pdftotext") is None:
         print("[realdocs] skipped: pdftotext (Debian package poppler-utils) is not installed")
@@ -402,25 +489,25 @@ def main(argv: list[str] | None = None) -> int:
         tools.remove("pymupdf4llm")
     wanted = set(args.docs.split(",")) - {""}
     scores: list[Score] = []
-    for doc in fetch.DOCUMENTS:
-        if (wanted and doc.name not in wanted) or not fetch.resolve(doc).exists():
+    for doc in corpus.documents:
+        if (wanted and doc.name not in wanted) or not corpus.usable(doc):
             continue
         if doc.name not in labels and not wanted:
             continue
         for tool in tools:
             if tool == "pymupdf4llm" and not doc.path.endswith(".pdf"):
                 continue
-            result = score(doc, tool, labels.get(doc.name, []), args.source)
+            result = score(doc, tool, labels.get(doc.name, []), args.source, corpus)
             scores.append(result)
             print(table_md([result])[-1], flush=True)
             if args.show_failed:
                 for failure in result.failed:
                     print(f"    FAIL {failure}")
-    print("\n".join(summary_md(scores)))
+    print("\n".join(summary_md(scores, corpus.group_title)))
     print("\n".join(INTEGRITY_NOTE))
     if args.write:
-        rows = merged_with_stored(scores, args.set) if args.merge else scores
-        write(rows, args.set, merged=args.merge)
+        rows = merged_with_stored(scores, args.set, corpus) if args.merge else scores
+        write(rows, args.set, merged=args.merge, corpus=corpus)
     return 0
 
 

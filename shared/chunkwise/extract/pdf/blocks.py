@@ -39,7 +39,13 @@ _DATE = re.compile(
 )
 # "2.6. Pakete", "1.1.8 How to shutdown", "A.1 Text encodings": the number
 # gives the level; what follows must start like a title, not like a number.
-_HEADING_NUMBER = re.compile(r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4})\.?\s+(?=[^\W\d_]|\\)")
+# A roman section number ("I. INTRODUCTION", "IV. Results", two-column journal
+# styles) is a first-level one and needs its dot: "I think" and "V Vorwort" are
+# not numbers, nor are lower-case "i)" / "ii." enumerations.
+_HEADING_NUMBER = re.compile(
+    r"^((?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,4}\.?|(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})\.)"
+    r"\s+(?=[^\W\d_]|\\)"
+)
 _ROMAN = re.compile(r"\b[ivxlc]{1,7}\b")
 _LEADERS = re.compile(r"[\s.\u2026\u00b7]+")
 _MARGIN = 0.12  # share of the page height where running headers and footers sit
@@ -289,15 +295,22 @@ class HeadingRules:
         return bool(self.depth_sizes)
 
     def numbered_depth(self, ln: Line) -> int:
-        """Depth of a numbered heading line ("2.6." -> 2), 0 if it is not one."""
-        if not (ln.bold or ln.size >= self.body * 1.1) or len(ln.text) > 150:
+        """Depth of a numbered heading line ("2.6." -> 2, "IV." -> 1), 0 if it is not one.
+
+        A heading stands out by weight or size, or, at the body's size and weight,
+        by its title in capitals or small capitals (`_capitals_title`)."""
+        if len(ln.text) > 150:
             return 0
         match = _HEADING_NUMBER.match(ln.text)
         if match is None or is_caption(ln.text) or ln.text.rstrip().endswith((",", ";")):
             return 0
+        title = ln.text[match.end() :]
+        if not (ln.bold or ln.size >= self.body * 1.1 or _capitals_title(ln, title)):
+            return 0
         if _TOC_ENTRY.search(ln.text) or _DATE.match(ln.text):  # contents line, date
             return 0
-        return match.group(1).count(".") + 1
+        number = match.group(1).rstrip(".")
+        return number.count(".") + 1
 
     def level(self, ln: Line, page: int) -> int:
         """Heading level of a line (1-6), 0 = not a heading, -1 = by size rank."""
@@ -324,6 +337,30 @@ class HeadingRules:
         else:
             best = max(self.depth_sizes)
         return min(6, 2 + best)
+
+
+# A small-capitals font by its name: TeX's cmcsc / LM's "Caps", "SmallCaps", "-SC".
+_INITIAL = re.compile(r"\b[A-Z]\.")
+_SMALL_CAPS_FONT = re.compile(r"csc\d|caps|smcp|[-_]sc(?:$|[-_\d])|sc$")
+
+
+def _capitals_title(ln: Line, title: str) -> bool:
+    """The title after a section number is set in capitals or small capitals, as
+    journal styles set their section titles at the body's size and weight ("I.
+    INTRODUCTION"): every letter a capital (small capitals made of smaller
+    capitals extract as capitals) or a small-capitals font. A short title of
+    words, not code: a sentence ends with its full stop, a listing is mono."""
+    letters = [c for c in title if c.isalpha()]
+    words = title.split()
+    if len(letters) < 4 or not 1 <= len(words) <= 8 or len(title) > 60:
+        return False
+    if title.rstrip().endswith((".", ":", "!", "?")) or any(s.mono for s in ln.segments):
+        return False
+    if _INITIAL.search(title):  # "A. SMITH AND B. JONES": names in capitals, not a title
+        return False
+    if all(c.isupper() for c in letters):
+        return True
+    return bool(_SMALL_CAPS_FONT.search(ln.font.lower())) and title[:1].isupper()
 
 
 def heading_rules(pages: list[list[Line]], body: float) -> HeadingRules:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -43,6 +44,7 @@ from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.index.names import IndexNames, make_doc_id, template_name
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch, Version
 from chunkwise.localstack import cluster as nodes
+from chunkwise.localstack.config import EMULATOR_CREDENTIALS, is_emulator
 
 DIMENSION = 8
 SHARDS, REPLICAS = 3, 1
@@ -143,9 +145,18 @@ class Tally:
 class Readers:
     """Threads reading random documents of ``keys`` until stopped."""
 
-    def __init__(self, ix: OpenSearchIndex, truth: S3Truth, keys: list[str], n: int) -> None:
+    def __init__(
+        self,
+        ix: OpenSearchIndex,
+        truth: S3Truth,
+        keys: list[str],
+        n: int,
+        newest: dict[str, int] | None = None,
+    ) -> None:
         self.ix, self.truth, self.keys = ix, truth, keys
-        self.tally = Tally()
+        # ``newest`` carries over from the fault before: a revision seen then is the
+        # floor now (a search after a restart must not go back to an older one)
+        self.tally = Tally(newest=newest if newest is not None else {})
         self.stop = threading.Event()
         self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(n)]
 
@@ -177,6 +188,13 @@ class Readers:
         revs = set(revisions)
         if len(revs) > 1:
             return "mixed"
+        if not revs and key in self.truth.deleted:
+            # deleted in S3 (before this read ended): nothing is the right answer, and
+            # from now on an old revision again would be stale (the delete's position
+            # is after every upload of the key)
+            with self.tally.lock:
+                self.tally.newest[key] = len(self.truth.order[key])
+            return "deleted"
         if not revs:
             return "missing" if floor >= 0 else "not yet visible"
         (rev,) = revs
@@ -274,7 +292,7 @@ def kill_during_switch(rig: Rig, deletes: list[str]) -> str:
         rig.truth.upload(k)
     for k in deletes:
         rig.truth.delete(k)
-    t = _background(lambda: rig.writer.deliver(rig.keys + deletes))
+    t = _background(lambda: rig.writer.deliver(rig.keys))  # the deletes are keys too
     time.sleep(3.0)
     victim = _victim(rig)
     nodes.kill_node(victim)
@@ -285,8 +303,11 @@ def kill_during_switch(rig: Rig, deletes: list[str]) -> str:
 def _revising(rig: Rig, stop: threading.Event) -> threading.Thread:
     def loop() -> None:
         rng = random.Random(3)
+        # a deleted key stays deleted: an upload would bring it back in S3, and the
+        # final check would count its new revision as a deleted key's chunks
+        keys = [k for k in rig.keys if k not in rig.truth.deleted]
         while not stop.is_set():
-            batch = rng.sample(rig.keys, 10)
+            batch = rng.sample(keys, 10)
             for k in batch:
                 rig.truth.upload(k)
             rig.writer.deliver(batch)
@@ -347,7 +368,19 @@ def pause_node(rig: Rig) -> str:
 def cluster_scenario(opensearch_url: str, endpoint: str, docs: int = 40, readers: int = 3) -> Rows:
     import boto3
 
-    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    # the emulator takes any credentials; a process with none set must still reach it
+    key, secret = (
+        (EMULATOR_CREDENTIALS["AWS_ACCESS_KEY_ID"], EMULATOR_CREDENTIALS["AWS_SECRET_ACCESS_KEY"])
+        if is_emulator(endpoint)
+        else (None, None)
+    )
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id=key,
+        aws_secret_access_key=secret,
+    )
     bucket = f"faults-cluster-{uuid.uuid4().hex[:6]}"
     s3.create_bucket(Bucket=bucket)
     s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
@@ -383,11 +416,12 @@ def cluster_scenario(opensearch_url: str, endpoint: str, docs: int = 40, readers
         ("SIGSTOP longer than the client timeout, SIGCONT", lambda: pause_node(rig)),
     ]
     total: dict[str, int] = {}
+    newest: dict[str, int] = {}  # key -> newest position a search returned, all faults
     try:
         for label, fn in steps:
             keys = [k for k in rig.keys if k not in truth.deleted]
             t0 = time.monotonic()
-            with Readers(reader_ix, truth, keys, readers) as rd:
+            with Readers(reader_ix, truth, keys, readers, newest) as rd:
                 what = fn()
                 time.sleep(2.0)  # the readers see the cluster after the fault too
             tl = rd.tally
@@ -406,6 +440,7 @@ def cluster_scenario(opensearch_url: str, endpoint: str, docs: int = 40, readers
                     not any(bad) and tl.classified() > 0,
                 )
             )
+            print(f"faults-cluster: {label}: {rows[-1].measured}", file=sys.stderr, flush=True)
         rows += final_rows(name, rig, total)
     finally:
         for g in ix.generations():

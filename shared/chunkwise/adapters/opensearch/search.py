@@ -300,13 +300,10 @@ class Searcher:
         # candidates and heads from one point in time: the same searcher of each shard,
         # on its primary (`chunkwise.adapters.opensearch.snapshot`, why)
         with point_in_time(self.client, self.index, self.policy) as pit:
-
-            def candidates(attempt: int) -> list[Hit]:
-                return self._candidates(query, window * (attempt + 1), f, qlang, pit)
-
+            self._request.pit = pit  # every candidate search of this read (`_search`)
             try:
                 hits = read_current(
-                    candidates,
+                    lambda attempt: self._candidates(query, window * (attempt + 1), f, qlang),
                     lambda h: candidate_of(h.id, h.doc_id, h.state),
                     lambda ids: self.heads.search_heads(ids, pit=pit),
                 )
@@ -346,14 +343,8 @@ class Searcher:
         return OpenSearchHeads(index)
 
     def _candidates(
-        self,
-        query: str,
-        window: int,
-        f: SearchFilters,
-        qlang: str | None,
-        pit: Mapping[str, str] | None,
+        self, query: str, window: int, f: SearchFilters, qlang: str | None
     ) -> list[Hit]:
-        self._request.pit = pit
         if not self.embedder_reads(qlang):
             return self._lexical(query, window, f, qlang)
         if self.query_embedding == "cluster":

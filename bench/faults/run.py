@@ -100,8 +100,16 @@ def main(argv: list[str]) -> int:
             f"{meta['date']}; {meta['machine']}; load average "
             f"{before[0]} before, {after[0]} after (1-minute); "
             f"seconds per scenario {seconds}.\n\n"
-            "Local stack: the S3/SQS emulator and the real OpenSearch node; the handlers are "
-            "functions/*/app.py. See samdocs/operations.md (fault injection).\n\n"
+            + (
+                "Local stack: the S3/SQS emulator (the truth: a versioned bucket) and the "
+                "local 3-node OpenSearch cluster (`tools/opensearch/opensearch.sh up --nodes 3`), "
+                "a generation of 3 shards and 1 replica; the writer is the production revision "
+                "switch, the readers read as `Searcher.answer` does. See bench/faults/cluster.py "
+                "and samdocs/local-stack.md.\n\n"
+                if args.nodes > 1
+                else "Local stack: the S3/SQS emulator and the real OpenSearch node; the handlers "
+                "are functions/*/app.py. See samdocs/operations.md (fault injection).\n\n"
+            )
         )
         (RESULTS / f"{stem}.md").write_text(header + text + "\n", encoding="utf-8")
     return 1 if failed else 0

@@ -28,8 +28,10 @@ from typing import Any
 from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
 from chunkwise.adapters.opensearch.client import connect
+from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.retries import WHOLE, RetryPolicy, whole
+from chunkwise.adapters.opensearch.snapshot import in_pit, point_in_time
 from chunkwise.adapters.opensearch.switch import OpenSearchSwitchIndex
 from chunkwise.index.heads import CANDIDATE_STATES
 from chunkwise.index.names import IndexNames, make_doc_id, template_name
@@ -141,36 +143,36 @@ class Verdicts:
 
 
 def read_doc(ix: OpenSearchIndex, doc_id: str) -> list[str]:
-    """Revisions of the chunks the chunkwise reader returns for one document; every
-    search whole or an error (`whole`: on a cluster a lost node must not read as a
-    missing revision)."""
-    port = OpenSearchSwitchIndex(ix)
-    preference = uuid.uuid4().hex
+    """Revisions of the chunks the chunkwise reader returns for one document, read as
+    `Searcher.answer` reads: candidates and heads from one point in time on the
+    primaries (`chunkwise.adapters.opensearch.snapshot`); every search whole or an error
+    (`whole`: on a cluster a lost node must not read as a missing revision)."""
+    heads = OpenSearchHeads(ix)
+    with point_in_time(ix.client, ix.target, ix.policy) as pit:
 
-    def search(attempt: int) -> list[dict[str, Any]]:
-        body = {
-            "size": 20 * (attempt + 1),
-            "query": {
-                "bool": {
-                    "must": [{"match": {"text": "zebra"}}],
-                    "filter": [
-                        {"term": {"doc_id": doc_id}},
-                        {"terms": {"state": list(CANDIDATE_STATES)}},
-                    ],
-                }
-            },
-            "_source": ["doc_id", "revision", "state"],
-        }
-        params = {"preference": preference, **WHOLE}
-        resp = whole(ix.client.search(index=ix.target, body=body, params=params))
-        hits: list[dict[str, Any]] = resp["hits"]["hits"]
-        return hits
+        def search(attempt: int) -> list[dict[str, Any]]:
+            body = {
+                "size": 20 * (attempt + 1),
+                "query": {
+                    "bool": {
+                        "must": [{"match": {"text": "zebra"}}],
+                        "filter": [
+                            {"term": {"doc_id": doc_id}},
+                            {"terms": {"state": list(CANDIDATE_STATES)}},
+                        ],
+                    }
+                },
+                "_source": ["doc_id", "revision", "state"],
+            }
+            resp = whole(ix.client.search(body=in_pit(body, pit), params=WHOLE))
+            hits: list[dict[str, Any]] = resp["hits"]["hits"]
+            return hits
 
-    def candidate(h: dict[str, Any]) -> Candidate:
-        s = h["_source"]
-        return Candidate(s["doc_id"], s["revision"], s["state"])
+        def candidate(h: dict[str, Any]) -> Candidate:
+            s = h["_source"]
+            return Candidate(s["doc_id"], s["revision"], s["state"])
 
-    hits = read_current(search, candidate, lambda ids: port.search_heads(ids, preference))
+        hits = read_current(search, candidate, lambda ids: heads.search_heads(ids, pit=pit))
     return [h["_source"]["revision"] for h in hits]
 
 

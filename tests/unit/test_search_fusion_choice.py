@@ -83,14 +83,29 @@ class _Client:
         self.transport = _Transport(rrf_ok, read_only)
         self.searches: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.head_searches: list[dict[str, Any]] = []
-        self.preferences: list[str] = []  # one per search call: candidates and heads alike
+        self.pits: list[str] = []  # the PIT of each search call: candidates and heads alike
+        self.indexes: list[str | None] = []  # the index each search names (none in a PIT)
+        self.created: list[tuple[str, dict[str, Any]]] = []  # create_pit calls
+        self.deleted: list[str] = []  # PITs deleted
 
     def info(self) -> dict[str, Any]:
         return {"version": {"number": "2.19.1"}}
 
-    def search(self, index: str, body: dict[str, Any], params: dict[str, Any]) -> Any:
+    def create_pit(self, index: str, params: dict[str, Any]) -> Any:
+        self.created.append((index, dict(params)))
+        pit = f"pit-{len(self.created)}"
+        return {"pit_id": pit, "_shards": {"total": 3, "successful": 3, "failed": 0}}
+
+    def delete_pit(self, body: dict[str, Any]) -> Any:
+        self.deleted += body["pit_id"]
+        return {"pits": [{"successful": True, "pit_id": p} for p in body["pit_id"]]}
+
+    def search(self, body: dict[str, Any], params: dict[str, Any], index: str | None = None) -> Any:
         params = dict(params)
-        self.preferences.append(params.pop("preference", ""))
+        assert "preference" not in params or "pit" not in body  # OpenSearch refuses both
+        self.pits.append(body.get("pit", {}).get("id", ""))
+        self.indexes.append(index)
+        body = {k: v for k, v in body.items() if k != "pit"}
         # every search asks for a whole answer (tests/unit/test_whole_answers.py)
         assert params.pop("allow_partial_search_results") == "false"
         if "ids" in body.get("query", {}):  # the reader's look-up of heads: none here
@@ -262,3 +277,28 @@ def test_a_query_over_the_models_token_cap_is_the_callers_input() -> None:
     with pytest.raises(QueryRejected) as e:
         s.search("eins zwei drei vier fünf sechs sieben acht neun zehn elf", k=2)  # 11 > 10
     assert "too long" in e.value.public and client.searches == []
+
+
+@pytest.mark.parametrize("plugins", [["opensearch-knn"], ["opensearch-neural-search"]])
+def test_one_answer_reads_candidates_and_heads_from_one_point_in_time(
+    plugins: list[str],
+) -> None:
+    # Two searches with one preference are two snapshots: a refresh between them let
+    # the heads name a revision the candidates held only in part, and replicas
+    # refreshing on their own let a later read return an older revision (#27, the
+    # 3-node fault run). One PIT on the primaries is one searcher per shard.
+    client = _Client(plugins)
+    if "opensearch-neural-search" in plugins:
+        ensure_search_pipelines(client)  # type: ignore[arg-type]
+    s = Searcher(client, FixedEmbedder())  # type: ignore[arg-type]
+    s.search("q", k=2)
+    s.search("q", k=2)
+    assert [i for i, _ in client.created] == [s.index, s.index]
+    for _, params in client.created:
+        assert params["preference"] == "_primary_first"
+        assert params["allow_partial_pit_creation"] == "false"
+    first = client.pits[: len(client.pits) // 2]
+    assert client.head_searches and len(set(first)) == 1 and first[0] == "pit-1"
+    assert set(client.pits) == {"pit-1", "pit-2"}  # each answer its own, every search in one
+    assert set(client.indexes) == {None}  # a search in a PIT names no index
+    assert client.deleted == ["pit-1", "pit-2"]

@@ -226,6 +226,12 @@ def test_clause_limit_and_400_are_rejected_queries_not_retried(exc: Exception) -
     calls: list[int] = []
 
     class Client:
+        def create_pit(self, **kwargs: Any) -> Any:
+            return {"pit_id": "pit", "_shards": {"total": 1, "successful": 1, "failed": 0}}
+
+        def delete_pit(self, **kwargs: Any) -> Any:
+            return {}
+
         def search(self, **kwargs: Any) -> Any:
             calls.append(1)
             raise exc

@@ -102,3 +102,14 @@ def test_index_prefix_description_names_the_real_read_alias(template: dict[str, 
     assert "<prefix>-read" not in text
     assert re.search(r"read alias is <prefix>(?!-)", text) and names.read_alias == "p"
     assert "<prefix>-write" in text and names.write_alias == "p-write"
+
+
+def test_query_role_may_delete_its_point_in_time_and_nothing_else(
+    template: dict[str, Any],
+) -> None:
+    # Searcher.answer reads through a point in time and deletes it afterwards; without
+    # the DELETE every search would leave one open until its keep-alive ran out.
+    text = str(_props(template, "QueryFunction")["Policies"])
+    deletes = [s for s in text.split("'Sid': ")[1:] if "ESHttpDelete" in s]
+    assert len(deletes) == 1 and deletes[0].startswith("'OpenSearchPointInTimeDelete'")
+    assert "/_search/point_in_time" in deletes[0] and "/*" not in deletes[0]

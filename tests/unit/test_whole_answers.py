@@ -90,7 +90,13 @@ class _Client:
         self.params: list[dict[str, Any]] = []
         self.indices = _Indices()
 
-    def search(self, index: str, body: dict[str, Any], params: dict[str, Any]) -> Any:
+    def create_pit(self, index: str, params: dict[str, Any]) -> Any:
+        return {"pit_id": "pit", "_shards": OK_SHARDS}
+
+    def delete_pit(self, body: dict[str, Any]) -> Any:
+        return {}
+
+    def search(self, body: dict[str, Any], params: dict[str, Any], index: str | None = None) -> Any:
         self.params.append(dict(params))
         if "ids" in body.get("query", {}):  # the reader's heads: none (older protocol)
             return {"timed_out": False, "_shards": OK_SHARDS, "hits": {"hits": []}}

@@ -16,6 +16,7 @@ from typing import Any
 
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.retries import WHOLE, whole, whole_docs, with_retries
+from chunkwise.adapters.opensearch.snapshot import in_pit
 from chunkwise.index.heads import HEAD_STATE, Head, head_id
 from chunkwise.index.mapping import FAILURE_REASON_FIELD
 from chunkwise.index.states import utcnow_iso
@@ -86,10 +87,18 @@ class OpenSearchHeads:
             if d.get("found") and d["_source"].get("state") == HEAD_STATE
         }
 
-    def search_heads(self, doc_ids: Sequence[str], preference: str = "") -> dict[str, Head]:
+    def search_heads(
+        self,
+        doc_ids: Sequence[str],
+        preference: str = "",
+        *,
+        pit: Mapping[str, str] | None = None,
+    ) -> dict[str, Head]:
         """Heads as the searcher sees them (refreshed state, not realtime): what a
-        reader compares its candidates with. ``preference`` keeps a reader on the
-        same shard copies as its chunk search."""
+        reader compares its candidates with. ``pit``: the point in time of the chunk
+        search (`chunkwise.adapters.opensearch.snapshot`), the same searcher of each
+        shard; else ``preference`` keeps a reader on the same shard copies (two
+        snapshots, though: a refresh may fall between them)."""
         if not doc_ids:
             return {}
         body = {
@@ -98,12 +107,15 @@ class OpenSearchHeads:
             "seq_no_primary_term": True,
         }
         params: dict[str, Any] = {"request_cache": "false", **WHOLE}
-        if preference:
+        if preference and not pit:
             params["preference"] = preference
 
         def do() -> list[dict[str, Any]]:
-            resp = whole(self.client.search(index=self.index.target, body=body, params=params))
-            hits: list[dict[str, Any]] = resp["hits"]["hits"]
+            if pit:
+                resp = self.client.search(body=in_pit(body, pit), params=params)
+            else:
+                resp = self.client.search(index=self.index.target, body=body, params=params)
+            hits: list[dict[str, Any]] = whole(resp)["hits"]["hits"]
             return hits
 
         hits = with_retries(self.policy, "search heads", do)

@@ -24,7 +24,6 @@ import json
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -38,6 +37,7 @@ from chunkwise.adapters.opensearch.heads import OpenSearchHeads
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.rerank import ClusterScorer
 from chunkwise.adapters.opensearch.retries import WHOLE, RetryPolicy, whole, with_retries
+from chunkwise.adapters.opensearch.snapshot import in_pit, point_in_time
 from chunkwise.embedding.embed import Embedder, QueryTokenCounting
 from chunkwise.errors import PermanentError, QueryRejected
 from chunkwise.index.generation_model import GenerationModel
@@ -216,7 +216,7 @@ class Searcher:
         # Not the filtered read alias: the reader needs pending chunks too (a head may
         # name a revision whose live flag is not set yet).
         self.index = index or self.names.write_alias
-        self._request = threading.local()  # the preference of the search under way
+        self._request = threading.local()  # the point in time of the search under way
         self.requested: Fusion = fusion
         self.candidates = max(1, candidates)
         self.policy = policy or RetryPolicy(attempts=3)
@@ -297,16 +297,18 @@ class Searcher:
         qlang = lang or guess_query_lang(query)
         use_rerank = self.rerank.enabled if rerank is None else rerank and self.rerank.enabled
         window = max(k * self.candidates, self.rerank.depth if use_rerank else 0)
-        preference = uuid.uuid4().hex  # candidates and heads from the same shard copies
-
-        def candidates(attempt: int) -> list[Hit]:
-            return self._candidates(query, window * (attempt + 1), f, qlang, preference)
-
-        hits = read_current(
-            candidates,
-            lambda h: candidate_of(h.id, h.doc_id, h.state),
-            lambda ids: self.heads.search_heads(ids, preference),
-        )
+        # candidates and heads from one point in time: the same searcher of each shard,
+        # on its primary (`chunkwise.adapters.opensearch.snapshot`, why)
+        with point_in_time(self.client, self.index, self.policy) as pit:
+            self._request.pit = pit  # every candidate search of this read (`_search`)
+            try:
+                hits = read_current(
+                    lambda attempt: self._candidates(query, window * (attempt + 1), f, qlang),
+                    lambda h: candidate_of(h.id, h.doc_id, h.state),
+                    lambda ids: self.heads.search_heads(ids, pit=pit),
+                )
+            finally:
+                self._request.pit = None
         outcome = RerankOutcome(requested=bool(rerank))
         if rerank and not self.rerank.enabled:
             outcome = RerankOutcome(requested=True, error="no rerank model configured")
@@ -341,9 +343,8 @@ class Searcher:
         return OpenSearchHeads(index)
 
     def _candidates(
-        self, query: str, window: int, f: SearchFilters, qlang: str | None, preference: str
+        self, query: str, window: int, f: SearchFilters, qlang: str | None
     ) -> list[Hit]:
-        self._request.preference = preference
         if not self.embedder_reads(qlang):
             return self._lexical(query, window, f, qlang)
         if self.query_embedding == "cluster":
@@ -389,11 +390,12 @@ class Searcher:
     def _search(self, body: Mapping[str, Any], params: dict[str, Any] | None = None) -> Any:
         # whole or an error: a shard lost mid-query is a 503, not fewer hits
         every = {**WHOLE, **(params or {})}
-        preference = getattr(self._request, "preference", "")
-        if preference:
-            every.setdefault("preference", preference)
+        pit = getattr(self._request, "pit", None)
+        index = None if pit else self.index  # a search in a PIT names no index
         return with_retries(
-            self.policy, "search", lambda: _whole_search(self.client, self.index, body, every)
+            self.policy,
+            "search",
+            lambda: _whole_search(self.client, index, in_pit(body, pit), every),
         )
 
     def _server(
@@ -430,7 +432,7 @@ class Searcher:
 
 
 def _whole_search(
-    client: OpenSearch, index: str, body: Mapping[str, Any], params: dict[str, Any]
+    client: OpenSearch, index: str | None, body: Mapping[str, Any], params: dict[str, Any]
 ) -> Any:
     """One search attempt: the whole answer, or the query's own error."""
     try:

@@ -28,7 +28,7 @@ from typing import Any
 
 from chunkwise.evaluation.judging import Judgement
 from chunkwise.evaluation.metrics import grouped_metrics
-from chunkwise.search.hybrid import build_hit, postprocess, tie_key
+from chunkwise.search.hybrid import Hit, build_hit, postprocess, tie_key
 
 Leg = tuple[tuple[str, float], ...]  # one retriever's (chunk id, raw score), best first
 Fuse = Callable[[Sequence[Sequence[tuple[str, float]]]], Mapping[str, float]]
@@ -80,6 +80,16 @@ class Legs:
     chunks: Mapping[str, StoredChunk]
     questions: tuple[QuestionLegs, ...]
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # A sweep replays hundreds of fusions: each chunk's Hit is built once, and the
+    # post-processed top k of an order already seen is looked up (many fusions agree).
+    _hits: dict[str, Hit] = field(default_factory=dict, compare=False, repr=False)
+    _tops: dict[tuple[str, ...], list[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    def hit(self, chunk_id: str) -> Hit:
+        h = self._hits.get(chunk_id)
+        if h is None:
+            h = self._hits[chunk_id] = build_hit(self.chunks[chunk_id].raw(0.0), 0.0, "replay")
+        return h
 
 
 def source_subset(source: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,9 +102,8 @@ def source_subset(source: Mapping[str, Any]) -> dict[str, Any]:
 def fused_ids(q: QuestionLegs, legs: Legs, fuse: Fuse) -> list[str]:
     """The post-processed top k of ``q`` with ``fuse`` as the fusion, chunk ids."""
     scores = fuse([list(q.bm25), list(q.knn)])
-    raws = {d: legs.chunks[d].raw(s) for d, s in scores.items()}
-    order = sorted(scores, key=lambda d: tie_key(scores[d], raws[d]))[: legs.depth]
-    return _current_top(order, scores, legs)
+    order = sorted(scores, key=lambda d: _order_key(legs, d, scores[d]))[: legs.depth]
+    return _current_top(order, legs)
 
 
 def leg_ids(q: QuestionLegs, legs: Legs, which: str) -> list[str]:
@@ -104,18 +113,33 @@ def leg_ids(q: QuestionLegs, legs: Legs, which: str) -> list[str]:
     scores: dict[str, float] = {}
     for d, s in leg:
         scores.setdefault(d, s)
-    raws = {d: legs.chunks[d].raw(s) for d, s in scores.items()}
-    order = sorted(scores, key=lambda d: tie_key(scores[d], raws[d]))
-    return _current_top(order, scores, legs)
+    order = sorted(scores, key=lambda d: _order_key(legs, d, scores[d]))
+    return _current_top(order, legs)
 
 
-def _current_top(order: Sequence[str], scores: Mapping[str, float], legs: Legs) -> list[str]:
-    hits = [
-        build_hit(legs.chunks[d].raw(scores[d]), scores[d], "replay")
-        for d in order
-        if legs.chunks[d].current
-    ]
-    return [h.id for h in postprocess(hits, legs.k)]
+def _order_key(legs: Legs, chunk_id: str, score: float) -> tuple[float, int, str]:
+    """`tie_key` of the stored chunk with ``score`` (the one order of both fusion paths)."""
+    index = legs.chunks[chunk_id].source.get("chunk_index", 0)
+    return tie_key(score, {"_id": chunk_id, "_source": {"chunk_index": index}})
+
+
+def _current_top(order: Sequence[str], legs: Legs) -> list[str]:
+    """The current chunks of ``order``, post-processed to k. Post-processing reads only
+    the hits' documents, revisions, spans and bodies, never their scores, so a chunk's
+    Hit is built once (scores 0) and equal orders share one result. Its steps are greedy
+    filters in rank order (and every current chunk of a document has the same revision),
+    so a prefix that already yields k hits yields the same k as the whole list."""
+    current = tuple(d for d in order if legs.chunks[d].current)
+    m = 2 * legs.k
+    while True:
+        prefix = current[:m]
+        top = legs._tops.get(prefix)
+        if top is None:
+            top = [h.id for h in postprocess([legs.hit(d) for d in prefix], legs.k)]
+            legs._tops[prefix] = top
+        if len(top) >= legs.k or m >= len(current):
+            return top
+        m *= 2
 
 
 def first_rank(ids: Sequence[str], correct: Iterable[str]) -> int | None:

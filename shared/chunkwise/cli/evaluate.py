@@ -67,6 +67,20 @@ def _parser() -> argparse.ArgumentParser:
         help="comma-separated extra hybrid fusions, each a mode 'hybrid[SPEC]' searched on the "
         "same index: rrf:K, minmax:W, l2:W (W = BM25 weight; chunkwise.search.fusion)",
     )
+    _add_legs_args(p)
+    p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
+    p.add_argument(
+        "--plot",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="write hit3.png (needs matplotlib)",
+    )
+    add_progress_flag(p)
+    return p
+
+
+def _add_legs_args(p: argparse.ArgumentParser) -> None:
+    """The offline fusion replay's inputs (`chunkwise.evaluation.replay`)."""
     p.add_argument(
         "--legs-out",
         type=Path,
@@ -81,15 +95,6 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="N, each leg's size in --legs-out (default: the search path's window, k x 4)",
     )
-    p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
-    p.add_argument(
-        "--plot",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="write hit3.png (needs matplotlib)",
-    )
-    add_progress_flag(p)
-    return p
 
 
 def main_eval(argv: Sequence[str]) -> int:

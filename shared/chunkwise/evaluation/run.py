@@ -52,13 +52,11 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
-from chunkwise.evaluation.judging import citation_verifies
+from chunkwise.evaluation.legs import fetch_legs
 from chunkwise.evaluation.plot import plot_hit3
-from chunkwise.evaluation.replay import Legs, QuestionLegs, StoredChunk, source_subset, write_legs
+from chunkwise.evaluation.replay import write_legs
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
-from chunkwise.index.reading import candidate_of
-from chunkwise.index.reading import judge as judge_current
 from chunkwise.index.versions import ObjectVersion
 from chunkwise.ingest.document import with_identity
 from chunkwise.ingest.revisions import Loaded, RevisionSwitch
@@ -70,7 +68,6 @@ from chunkwise.search.hybrid import (
     Hit,
     SearchFilters,
     bm25_query,
-    build_hit,
     guess_query_lang,
     hits_from_response,
     knn_query,
@@ -325,70 +322,6 @@ def _raw_search(
     return with_retries(searcher.policy, "search", call)
 
 
-def _leg_search(searcher: Searcher, body: dict[str, Any]) -> list[dict[str, Any]]:
-    """One leg as the hybrid search path sends it: over the searcher's index (the write
-    alias, pending and live chunks), the whole answer or an error."""
-
-    def call() -> Any:
-        return searcher.client.search(index=searcher.index, body=body)
-
-    hits: list[dict[str, Any]] = with_retries(searcher.policy, "search", call)["hits"]["hits"]
-    return hits
-
-
-def fetch_legs(
-    searcher: Searcher,
-    questions: Sequence[Question],
-    vectors: Mapping[str, list[float]],
-    depth: int,
-    gold: Mapping[str, Gold],
-    texts: Mapping[tuple[str, str], str],
-    store: dict[str, Chunk],
-) -> Legs:
-    """Both legs of every question, once (`chunkwise.evaluation.replay`): BM25 and k-NN
-    top ``depth`` with their raw scores, the queries the client-side fusion path sends
-    (`Searcher._client`: same bodies, language boost and filters; the server's hybrid
-    query runs the same two clauses); which returned chunks are current (the heads,
-    read once: the index does not change while the questions run) and which answer."""
-    f = SearchFilters()
-    sources: dict[str, dict[str, Any]] = {}
-    rows: list[tuple[Question, list[tuple[str, float]], list[tuple[str, float]]]] = []
-    for q in progress.track(questions, "eval: legs"):
-        lang = guess_query_lang(q.question)
-        legs: list[list[tuple[str, float]]] = []
-        for body in (
-            bm25_query(q.question, depth, f, lang=lang),
-            knn_query(vectors[q.question], depth, f) if searcher.embedder_reads(lang) else None,
-        ):
-            raw = [] if body is None else _leg_search(searcher, body)
-            for h in raw:
-                sources.setdefault(str(h["_id"]), source_subset(h["_source"]))
-            legs.append([(str(h["_id"]), float(h.get("_score") or 0.0)) for h in raw])
-        rows.append((q, legs[0], legs[1]))
-    cands = {
-        d: candidate_of(d, str(s.get("doc_id", "")), str(s.get("state", "")))
-        for d, s in sources.items()
-    }
-    heads = searcher.heads.search_heads(sorted({c.doc_id for c in cands.values()}))
-    ids = list(cands)
-    keep, _ = judge_current(
-        [cands[d] for d in ids], {c.doc_id: heads.get(c.doc_id) for c in cands.values()}
-    )
-    chunks = {d: StoredChunk(d, sources[d], k) for d, k in zip(ids, keep, strict=True)}
-    out = []
-    for q, b, kn in rows:
-        seen = {d for d, _ in (*b, *kn)}
-        ranked = _ranked(
-            [build_hit(chunks[d].raw(0.0), 0.0, "replay") for d in sorted(seen)], store
-        )
-        correct = frozenset(r.id for r in ranked if citation_verifies(r, gold[q.id], texts))
-        out.append(
-            QuestionLegs(q.id, q.lang, q.doc_type, tuple(q.tags), tuple(b), tuple(kn), correct)
-        )
-    meta = {"index": searcher.index, "opensearch": searcher.caps.version}
-    return Legs(depth, K, chunks, tuple(out), meta)
-
-
 def fusion_mode(spec: FusionSpec) -> str:
     return f"hybrid[{spec.name}]"
 
@@ -555,7 +488,15 @@ class _Run:
         if self.legs_out is not None:
             depth = self.legs_depth or K * searcher.candidates
             legs = fetch_legs(
-                searcher, self.questions, self.vectors, depth, self.gold, self.texts, store
+                searcher,
+                self.questions,
+                self.vectors,
+                depth,
+                self.gold,
+                self.texts,
+                store,
+                _ranked,
+                K,
             )
             write_legs(self.legs_out / f"{_slug(config.name)}.jsonl", legs)
         if not keep_indices:

@@ -67,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         help="comma-separated extra hybrid fusions, each a mode 'hybrid[SPEC]' searched on the "
         "same index: rrf:K, minmax:W, l2:W (W = BM25 weight; chunkwise.search.fusion)",
     )
+    _add_legs_args(p)
     p.add_argument("--keep-indices", action="store_true", help="keep the generations afterwards")
     p.add_argument(
         "--plot",
@@ -76,6 +77,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_progress_flag(p)
     return p
+
+
+def _add_legs_args(p: argparse.ArgumentParser) -> None:
+    """The offline fusion replay's inputs (`chunkwise.evaluation.replay`)."""
+    p.add_argument(
+        "--legs-out",
+        type=Path,
+        default=None,
+        help="also store both legs of every question (BM25 and k-NN top N, raw scores, "
+        "which chunks answer) as DIR/<config>.jsonl for offline fusion replay "
+        "(chunkwise.evaluation.replay)",
+    )
+    p.add_argument(
+        "--legs-depth",
+        type=int,
+        default=None,
+        help="N, each leg's size in --legs-out (default: the search path's window, k x 4)",
+    )
 
 
 def main_eval(argv: Sequence[str]) -> int:
@@ -114,6 +133,8 @@ def main_eval(argv: Sequence[str]) -> int:
             fusions=fusions,
             keep_indices=args.keep_indices,
             plot=args.plot,
+            legs_out=args.legs_out,
+            legs_depth=args.legs_depth,
         )
     # The summary's mode: hybrid when it was run, else the first one (as run_evaluation).
     print(render_summary_markdown(reports, "hybrid" if "hybrid" in modes else modes[0]))

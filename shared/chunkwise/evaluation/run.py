@@ -52,7 +52,9 @@ from chunkwise.evaluation.evaluate import (
     render_summary_markdown,
     resolve_evidence,
 )
+from chunkwise.evaluation.legs import fetch_legs
 from chunkwise.evaluation.plot import plot_hit3
+from chunkwise.evaluation.replay import write_legs
 from chunkwise.index.generation_model import GenerationModel
 from chunkwise.index.names import IndexNames, make_doc_id, new_generation_id
 from chunkwise.index.versions import ObjectVersion
@@ -376,6 +378,8 @@ def run_evaluation(
     plot: bool = True,
     client: OpenSearch | None = None,
     embedder: Embedder | None = None,
+    legs_out: Path | None = None,
+    legs_depth: int | None = None,
 ) -> list[dict[str, Any]]:
     slugs = [_slug(c.name) for c in configs]
     if len(set(slugs)) != len(slugs):
@@ -392,6 +396,8 @@ def run_evaluation(
         modes=modes,
         prefix=prefix,
         fusions=fusions,
+        legs_out=legs_out,
+        legs_depth=legs_depth,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     reports: list[dict[str, Any]] = []
@@ -444,7 +450,10 @@ class _Run:
         modes: Sequence[str],
         prefix: str,
         fusions: Sequence[FusionSpec] = (),
+        legs_out: Path | None = None,
+        legs_depth: int | None = None,
     ) -> None:
+        self.legs_out, self.legs_depth = legs_out, legs_depth
         self.client, self.embedder, self.questions = client, embedder, questions
         self.corpus, self.texts, self.gold = corpus, texts, gold
         self.modes, self.prefix, self.fusions = modes, prefix, tuple(fusions)
@@ -476,6 +485,20 @@ class _Run:
             for mode, rows in results.items()
         }
         report = config_report(config, judgements, stats, timings, self._meta(searcher, names))
+        if self.legs_out is not None:
+            depth = self.legs_depth or K * searcher.candidates
+            legs = fetch_legs(
+                searcher,
+                self.questions,
+                self.vectors,
+                depth,
+                self.gold,
+                self.texts,
+                store,
+                _ranked,
+                K,
+            )
+            write_legs(self.legs_out / f"{_slug(config.name)}.jsonl", legs)
         if not keep_indices:
             ix = OpenSearchIndex(self.client, names)
             for g in ix.generations():

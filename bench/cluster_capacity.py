@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from opensearchpy import TransportError
 
 from bench.index_search import make_corpus
 from chunkwise.adapters.opensearch.backfill import backfilling
@@ -95,7 +96,12 @@ class Topology:
         """Seconds until every copy of ``index`` is assigned and started."""
         t0 = time.perf_counter()
         while True:  # the health call waits up to its own 30 s, then says so
-            health = self.client.cluster.health(index=index, wait_for_status="green")
+            try:
+                health = self.client.cluster.health(index=index, wait_for_status="green")
+            except TransportError as exc:  # 408: the call's own wait ran out, not green yet
+                if exc.status_code != 408:
+                    raise
+                health = {"status": "timed out", "info": str(exc.info)[:200]}
             if health["status"] == "green":
                 break
             if time.perf_counter() - t0 > 600:

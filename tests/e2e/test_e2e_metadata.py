@@ -41,7 +41,10 @@ def live_chunks(stack: Any, index: Any, doc_id: str) -> list[dict[str, Any]]:
 def stamped(stack: Any, index: Any, doc_id: str, dept: str) -> Callable[[], bool]:
     def check() -> bool:
         chunks = live_chunks(stack, index, doc_id)
-        return bool(chunks) and all(c["meta"]["s"].get("dept") == dept for c in chunks)
+        # every chunk of the state, not a prefix of it: this is a raw read through the
+        # alias, which can open between two chunks of the finishing bulk
+        whole = bool(chunks) and all(c["revision_chunks"] == len(chunks) for c in chunks)
+        return whole and all(c["meta"]["s"].get("dept") == dept for c in chunks)
 
     return check
 

@@ -114,18 +114,23 @@ class Topology:
             ix.drop(g, force=True)
 
 
+def load(top: Topology, index: str, chunks: list[Chunk], vectors: list[list[float]]) -> None:
+    """Every chunk live in ``_bulk`` requests of 500, then a refresh; no item may fail."""
+    res = bulk_with_retries(
+        top.client,
+        list(bulk_actions(chunks, vectors, index=index, state=State.LIVE)),
+        batch_size=500,
+    )
+    top.client.indices.refresh(index=index)
+    assert not res.failed, res.failed[:1]
+
+
 def bulk_serving(top: Topology, chunks: list[Chunk], vectors: list[list[float]]) -> dict[str, Any]:
     ix, index = top.generation()
     try:
         t0 = time.perf_counter()
-        res = bulk_with_retries(
-            top.client,
-            list(bulk_actions(chunks, vectors, index=index, state=State.LIVE)),
-            batch_size=500,
-        )
-        top.client.indices.refresh(index=index)
+        load(top, index, chunks, vectors)
         seconds = time.perf_counter() - t0
-        assert not res.failed, res.failed[:1]
         return {"seconds": round(seconds, 2), "chunks_per_s": round(len(chunks) / seconds, 1)}
     finally:
         top.drop(ix)
@@ -136,15 +141,9 @@ def bulk_backfill(top: Topology, chunks: list[Chunk], vectors: list[list[float]]
     try:
         t0 = time.perf_counter()
         with backfilling(top.client, index):
-            res = bulk_with_retries(
-                top.client,
-                list(bulk_actions(chunks, vectors, index=index, state=State.LIVE)),
-                batch_size=500,
-            )
-            top.client.indices.refresh(index=index)
+            load(top, index, chunks, vectors)
         loaded = time.perf_counter() - t0
         replicated = top.green(index)
-        assert not res.failed, res.failed[:1]
         total = loaded + replicated
         return {
             "load_seconds": round(loaded, 2),

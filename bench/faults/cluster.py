@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.faults.scenarios import Rows, row
-from bench.faults.switch import fault_chunk, read_doc
+from bench.faults.switch import ThreadedLoop, fault_chunk, read_doc
 from chunkwise.adapters.opensearch.client import connect
 from chunkwise.adapters.opensearch.index import OpenSearchIndex
 from chunkwise.adapters.opensearch.live_set import OpenSearchLiveSet
@@ -144,7 +144,7 @@ class Tally:
         return sum(self.counts.values())
 
 
-class Readers:
+class Readers(ThreadedLoop):
     """Threads reading random documents of ``keys`` until stopped."""
 
     def __init__(
@@ -161,16 +161,6 @@ class Readers:
         self.tally = Tally(newest=newest if newest is not None else {})
         self.stop = threading.Event()
         self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(n)]
-
-    def __enter__(self) -> Readers:
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        for t in self.threads:
-            t.join()
 
     def _run(self) -> None:
         rng = random.Random()

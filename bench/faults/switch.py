@@ -23,7 +23,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from bench.faults.readonly_proxy import READ_METHODS, ReadOnlyProxy
 from bench.faults.scenarios import Row, Rows, row
@@ -183,17 +183,13 @@ def read_raw(ix: OpenSearchIndex, doc_id: str) -> list[str]:
     return [h["_source"]["revision"] for h in hits]
 
 
-class ReaderLoop:
-    """Two threads reading one document until stopped (one raw read per ten)."""
+class ThreadedLoop:
+    """Starts ``threads`` on entering the block; sets ``stop`` and joins them on leaving."""
 
-    def __init__(self, ix: OpenSearchIndex, doc_id: str, bucket: Bucket) -> None:
-        self.ix, self.doc_id, self.bucket = ix, doc_id, bucket
-        self.verdicts = Verdicts()
-        self.stop = threading.Event()
-        self.errors: list[str] = []
-        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(2)]
+    threads: list[threading.Thread]
+    stop: threading.Event
 
-    def __enter__(self) -> ReaderLoop:
+    def __enter__(self) -> Self:
         for t in self.threads:
             t.start()
         return self
@@ -202,6 +198,17 @@ class ReaderLoop:
         self.stop.set()
         for t in self.threads:
             t.join()
+
+
+class ReaderLoop(ThreadedLoop):
+    """Two threads reading one document until stopped (one raw read per ten)."""
+
+    def __init__(self, ix: OpenSearchIndex, doc_id: str, bucket: Bucket) -> None:
+        self.ix, self.doc_id, self.bucket = ix, doc_id, bucket
+        self.verdicts = Verdicts()
+        self.stop = threading.Event()
+        self.errors: list[str] = []
+        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(2)]
 
     def _run(self) -> None:
         n = 0

@@ -12,9 +12,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chunkwise.canonical import is_separator
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.chunking.languages import LanguageRuns
 from chunkwise.chunking.model import ChunkingReport, Draft, Section, Span
+from chunkwise.chunking.rows import name_cells, split_cells
 from chunkwise.chunking.sizing import TokenCounter
 from chunkwise.chunking.spans import additive_join, indexable
 
@@ -87,16 +89,43 @@ class Document:
         self.heading_line(path)
         return self._headings[path][1]
 
-    def header_cost(self, span: Span | None) -> int:
-        """Tokens of a repeated table header; a header over half the cap is not
-        repeated (it would leave no room for rows) and costs nothing."""
-        if span is None:
-            return 0
+    def _header_tokens(self, span: Span) -> int:
         cost = self._headers.get(span)
         if cost is None:
             cost = self.count_span(*span)
             self._headers[span] = cost
-        return cost if cost <= self.cap // 2 else 0
+        return cost
+
+    def long_header(self, span: Span | None) -> bool:
+        """A header over half the cap: repeated whole it would leave no room for rows,
+        so a fragment carries its rows' cells named instead (`named_cells`)."""
+        return span is not None and self._header_tokens(span) > self.cap // 2
+
+    def header_cost(self, span: Span | None) -> int:
+        """Tokens of a repeated table header; for a long header, the room kept for
+        the named cells of a fragment's rows (a quarter of the cap, never more)."""
+        if span is None:
+            return 0
+        return self.cap // 4 if self.long_header(span) else self._header_tokens(span)
+
+    def named_cells(self, draft: Draft, span: Span) -> str:
+        """The rows of a fragment under a long header, each as ``column: cell`` pairs
+        (empty cells left out, as the row-level index names them), so a value says
+        which column it is in; rows are added while they fit `header_cost`."""
+        names = split_cells(self.text[span[0] : span[1]].splitlines()[0])
+        limit = self.header_cost(span)
+        lines: list[str] = []
+        for line in self.text[draft.start : draft.end].splitlines():
+            if "|" not in line or is_separator(line):
+                continue
+            named = name_cells(names, split_cells(line))
+            if not named:
+                continue
+            candidate = "\n".join([*lines, named])
+            if self.counter.count_plain(indexable(candidate)) > limit:
+                break
+            lines.append(named)
+        return "\n".join(lines)
 
     def fixed_cost(self, section: Section, header: Span | None) -> int:
         """What a chunk in `section` pays before its body: specials, prefix,
@@ -116,7 +145,11 @@ class Document:
     def header_text(self, draft: Draft) -> str:
         """The table header of the rows this draft holds, if any."""
         span = _header_span(draft)
-        return self.text[span[0] : span[1]] if span is not None else ""
+        if span is None:
+            return ""
+        if span[0] < draft.start and self.long_header(span):
+            return self.named_cells(draft, span)
+        return self.text[span[0] : span[1]]
 
     def repeats_header(self, draft: Draft) -> bool:
         span = _header_span(draft)
@@ -169,6 +202,8 @@ class Document:
         if not self.counter.additive:
             return False
         atoms = draft.atoms
+        if self.long_header(_header_span(draft)):
+            return False  # its named cells cost what they cost: counted on the text
         if any(a.tokens >= UNCOUNTED or not a.exact for a in atoms):
             return False
         return all(

@@ -102,27 +102,30 @@ class Document:
         return span is not None and self._header_tokens(span) > self.cap // 2
 
     def header_cost(self, span: Span | None) -> int:
-        """Tokens of a repeated table header; for a long header, the room kept for
-        the named cells of a fragment's rows (a quarter of the cap, never more)."""
-        if span is None:
+        """Tokens of a repeated table header; a long header (`long_header`) is not
+        repeated and costs nothing: the rows are packed as without a header, so they
+        stay whole, and their named cells take only the room left (`named_cells`)."""
+        if span is None or self.long_header(span):
             return 0
-        return self.cap // 4 if self.long_header(span) else self._header_tokens(span)
+        return self._header_tokens(span)
 
     def named_cells(self, draft: Draft, span: Span) -> str:
         """The rows of a fragment under a long header, each as ``column: cell`` pairs
         (empty cells left out, as the row-level index names them), so a value says
-        which column it is in; rows are added while they fit `header_cost`."""
+        which column it is in; rows are added while the chunk's text fits the cap."""
         names = split_cells(self.text[span[0] : span[1]].splitlines()[0])
-        limit = self.header_cost(span)
+        body = self.text[draft.start : draft.end]
+        heading = self.heading_line(draft.path)
         lines: list[str] = []
-        for line in self.text[draft.start : draft.end].splitlines():
+        for line in body.splitlines():
             if "|" not in line or is_separator(line):
                 continue
             named = name_cells(names, split_cells(line))
             if not named:
                 continue
-            candidate = "\n".join([*lines, named])
-            if self.counter.count_plain(indexable(candidate)) > limit:
+            context = "\n".join([*lines, named])
+            text = contextualize(heading, draft.overlap, context, body)
+            if self.counter.count(text) > self.cap:
                 break
             lines.append(named)
         return "\n".join(lines)
@@ -145,20 +148,26 @@ class Document:
     def header_text(self, draft: Draft) -> str:
         """The table header of the rows this draft holds, if any."""
         span = _header_span(draft)
-        if span is None:
-            return ""
-        if span[0] < draft.start and self.long_header(span):
-            return self.named_cells(draft, span)
-        return self.text[span[0] : span[1]]
+        return self.text[span[0] : span[1]] if span is not None else ""
 
     def repeats_header(self, draft: Draft) -> bool:
         span = _header_span(draft)
         # The first fragment of a table already holds its header in the body.
-        return span is not None and span[0] < draft.start and self.header_cost(span) > 0
+        if span is None or span[0] >= draft.start:
+            return False
+        return self.long_header(span) or self.header_cost(span) > 0
 
     def render(self, draft: Draft) -> str:
         """The draft's `text`: see `contextualize`."""
-        header = self.header_text(draft) if self.repeats_header(draft) else ""
+        header = ""
+        if self.repeats_header(draft):
+            span = _header_span(draft)
+            # A long header is not repeated whole (the `table_header` field keeps it):
+            # the text carries the rows' named cells instead.
+            if span is not None and self.long_header(span):
+                header = self.named_cells(draft, span)
+            else:
+                header = self.header_text(draft)
         body = self.text[draft.start : draft.end]
         return contextualize(self.heading_line(draft.path), draft.overlap, header, body)
 

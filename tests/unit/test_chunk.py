@@ -405,3 +405,31 @@ def test_a_sentence_run_on_over_a_page_anchor_is_in_one_chunk_citing_both_pages(
     chunks = chunk_text(ended, lang="en", config=cfg)
     assert not any("must be replaced" in c.body and "by the operator" in c.body for c in chunks)
     assert_all(ended, chunks, counter, cfg, counter.max_tokens)
+
+
+def test_a_header_too_long_to_repeat_is_carried_as_named_cells(counter: HFTokenCounter) -> None:
+    """A wide, sparse table (80 columns, a header far over half the cap) over many
+    rows: a fragment cannot repeat the header, so it carries its rows' filled cells
+    named by column (``Plural: Hunde``), and every chunk still fits the cap."""
+    names = [f"Kasus{i} Numerus{i}" for i in range(80)]
+    head = "| " + " | ".join(names) + " |\n|" + "---|" * 80 + "\n"
+
+    def row(i: int) -> str:
+        cells = [""] * 80
+        cells[0], cells[17], cells[63] = f"Wort{i}", f"Form{i}a", f"Form{i}b"
+        return "| " + " | ".join(cells) + " |\n"
+
+    text = "# Substantive\n\n" + head + "".join(row(i) for i in range(400))
+    chunks = chunk_text(text, lang="de")
+    tables = [c for c in chunks if c.kind is ChunkKind.TABLE]
+    fragments = [c for c in tables if not c.body.startswith("| Kasus0")]
+    assert len(fragments) >= 3
+    named = 0
+    for c in fragments:
+        for i in range(400):
+            if f"| Wort{i} |" in c.body and f"Kasus17 Numerus17: Form{i}a" in c.text:
+                named += 1
+                assert f"Kasus63 Numerus63: Form{i}b" in c.text
+        assert c.token_count <= counter.max_tokens
+    assert named >= 100, "rows of the fragments say which column each value is in"
+    assert_all(text, chunks, counter, ChunkerConfig(), counter.max_tokens)

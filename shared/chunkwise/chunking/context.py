@@ -12,9 +12,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chunkwise.canonical import is_separator
 from chunkwise.chunking.config import ChunkerConfig
 from chunkwise.chunking.languages import LanguageRuns
 from chunkwise.chunking.model import ChunkingReport, Draft, Section, Span
+from chunkwise.chunking.rows import name_cells, split_cells
 from chunkwise.chunking.sizing import TokenCounter
 from chunkwise.chunking.spans import additive_join, indexable
 
@@ -87,16 +89,46 @@ class Document:
         self.heading_line(path)
         return self._headings[path][1]
 
-    def header_cost(self, span: Span | None) -> int:
-        """Tokens of a repeated table header; a header over half the cap is not
-        repeated (it would leave no room for rows) and costs nothing."""
-        if span is None:
-            return 0
+    def _header_tokens(self, span: Span) -> int:
         cost = self._headers.get(span)
         if cost is None:
             cost = self.count_span(*span)
             self._headers[span] = cost
-        return cost if cost <= self.cap // 2 else 0
+        return cost
+
+    def long_header(self, span: Span | None) -> bool:
+        """A header over half the cap: repeated whole it would leave no room for rows,
+        so a fragment carries its rows' cells named instead (`named_cells`)."""
+        return span is not None and self._header_tokens(span) > self.cap // 2
+
+    def header_cost(self, span: Span | None) -> int:
+        """Tokens of a repeated table header; a long header (`long_header`) is not
+        repeated and costs nothing: the rows are packed as without a header, so they
+        stay whole, and their named cells take only the room left (`named_cells`)."""
+        if span is None or self.long_header(span):
+            return 0
+        return self._header_tokens(span)
+
+    def named_cells(self, draft: Draft, span: Span) -> str:
+        """The rows of a fragment under a long header, each as ``column: cell`` pairs
+        (empty cells left out, as the row-level index names them), so a value says
+        which column it is in; rows are added while the chunk's text fits the cap."""
+        names = split_cells(self.text[span[0] : span[1]].splitlines()[0])
+        body = self.text[draft.start : draft.end]
+        heading = self.heading_line(draft.path)
+        lines: list[str] = []
+        for line in body.splitlines():
+            if "|" not in line or is_separator(line):
+                continue
+            named = name_cells(names, split_cells(line))
+            if not named:
+                continue
+            context = "\n".join([*lines, named])
+            text = contextualize(heading, draft.overlap, context, body)
+            if self.counter.count(text) > self.cap:
+                break
+            lines.append(named)
+        return "\n".join(lines)
 
     def fixed_cost(self, section: Section, header: Span | None) -> int:
         """What a chunk in `section` pays before its body: specials, prefix,
@@ -121,11 +153,21 @@ class Document:
     def repeats_header(self, draft: Draft) -> bool:
         span = _header_span(draft)
         # The first fragment of a table already holds its header in the body.
-        return span is not None and span[0] < draft.start and self.header_cost(span) > 0
+        if span is None or span[0] >= draft.start:
+            return False
+        return self.long_header(span) or self.header_cost(span) > 0
 
     def render(self, draft: Draft) -> str:
         """The draft's `text`: see `contextualize`."""
-        header = self.header_text(draft) if self.repeats_header(draft) else ""
+        header = ""
+        if self.repeats_header(draft):
+            span = _header_span(draft)
+            # A long header is not repeated whole (the `table_header` field keeps it):
+            # the text carries the rows' named cells instead.
+            if span is not None and self.long_header(span):
+                header = self.named_cells(draft, span)
+            else:
+                header = self.header_text(draft)
         body = self.text[draft.start : draft.end]
         return contextualize(self.heading_line(draft.path), draft.overlap, header, body)
 
@@ -169,6 +211,8 @@ class Document:
         if not self.counter.additive:
             return False
         atoms = draft.atoms
+        if self.long_header(_header_span(draft)):
+            return False  # its named cells cost what they cost: counted on the text
         if any(a.tokens >= UNCOUNTED or not a.exact for a in atoms):
             return False
         return all(

@@ -26,7 +26,13 @@ of them repeats: a data row has the form of the rows below it.
 
 A title: leading rows with one text over a table of three or more columns, in
 one cell or merged across the whole table ("Preisliste 2024" above the header),
-become the table's caption.
+become the table's caption. Notes: sparse rows of text above a row that names
+every column once (over numeric data) join the caption when they cannot be
+header rows over it: more rows than a header has (`MAX_HEADER_ROWS`), or a row
+that is no group label (a label with empty or repeated cells after it).
+A second header row: a row right under the header with a text in every column
+of numbers only (two at least), none repeated ("(in grams)", "EUR"), is a header
+row too, also over a table of one data row.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from .tables import caption_paragraph, combine_header_rows
 
 MAX_HEADER_ROWS = 3
 MAX_TITLE_ROWS = 3
+#: Sparse rows of notes looked through above a header that names every column.
+MAX_NOTE_ROWS = 6
 #: Rows below the header candidates that decide which columns hold numbers.
 SAMPLE_ROWS = 50
 _NUMBER = re.compile(
@@ -81,7 +89,7 @@ class TableShape:
     notes: list[str] = field(default_factory=list)
 
 
-def _numeric_columns(grid: Grid, start: int) -> set[int]:
+def _numeric_columns(grid: Grid, start: int, share: float = 0.6) -> set[int]:
     counts: dict[int, list[int]] = {}
     end = start + SAMPLE_ROWS
     for row, flags in zip(grid.rows[start:end], grid.numeric[start:end], strict=True):
@@ -90,7 +98,7 @@ def _numeric_columns(grid: Grid, start: int) -> set[int]:
                 seen = counts.setdefault(col, [0, 0])
                 seen[0] += number
                 seen[1] += 1
-    return {col for col, (numbers, filled) in counts.items() if numbers >= 0.6 * filled}
+    return {col for col, (numbers, filled) in counts.items() if numbers >= share * filled}
 
 
 def _is_text_row(row: list[str], flags: list[bool], numeric_cols: set[int]) -> bool:
@@ -228,9 +236,63 @@ def _title_rows(grid: Grid, width: int) -> int:
     return n
 
 
+def _is_subheading_row(grid: Grid, index: int) -> bool:
+    """A row under the header that names the columns once more (units, notes in
+    parentheses): text with letters in every column whose rows below hold numbers,
+    no cell repeated. A data row has a number, or nothing, in at least one of them."""
+    # Columns of numbers only, two of them at least: one column of mostly numbers
+    # is also what a name/value list holds, whose next pair would read as units.
+    numeric_cols = _numeric_columns(grid, index + 1, share=1.0)
+    row = grid.rows[index]
+    if len(numeric_cols) < 2:
+        return False
+    for col in numeric_cols:
+        cell = row[col].strip() if col < len(row) else ""
+        if not cell or grid.numeric[index][col] or not any(ch.isalpha() for ch in cell):
+            return False
+    filled = [c.strip() for c in row if c.strip()]
+    return len(set(filled)) == len(filled)
+
+
+def _is_full_header_row(grid: Grid, index: int, width: int) -> bool:
+    """A row that names every column, each name once, in text over numeric data."""
+    row = grid.rows[index]
+    filled = [c.strip() for c in row if c.strip()]
+    if len(filled) != width or len(set(filled)) != width or index + 1 >= len(grid.rows):
+        return False
+    numeric_cols = _numeric_columns(grid, index + 1)
+    return bool(numeric_cols) and _is_text_row(row, grid.numeric[index], numeric_cols)
+
+
+def _note_rows(grid: Grid, start: int, width: int) -> int:
+    """Leading rows of notes above the header (see the module doc): sparse text rows
+    over a row that names every column, when they cannot be header rows above it:
+    more of them than a header has, or one that is no group label over columns."""
+    for index in range(start, min(start + MAX_NOTE_ROWS + 1, len(grid.rows) - 1)):
+        above = grid.rows[start:index]
+        if index == start and _is_full_header_row(grid, index, width):
+            return 0  # the table starts with its header
+        if any(n for flags in grid.numeric[start:index] for n in flags):
+            return 0
+        if any(len({c.strip() for c in row if c.strip()}) >= width for row in above):
+            return 0  # a row above names every column too: no sparse note
+        if not _is_full_header_row(grid, index, width):
+            continue  # the first row naming every column once is the candidate
+        stacked = index - start + 1
+        if stacked > MAX_HEADER_ROWS or not all(_is_group_row(row) for row in above):
+            return index - start
+        return 0
+    return 0
+
+
 def _header_count(grid: Grid, start: int) -> int:
     rows = grid.rows
-    numeric_cols = _numeric_columns(grid, start + 1)
+    # The numeric columns as the data show them: a second header row over a short table
+    # (one or two data rows) would otherwise outweigh the numbers below it.
+    numeric_cols: set[int] = set()
+    for k in range(1, MAX_HEADER_ROWS + 1):
+        if start + k < len(rows):
+            numeric_cols |= _numeric_columns(grid, start + k)
     if not _is_header_row(grid, start, numeric_cols):
         return 0
     if not numeric_cols:
@@ -240,8 +302,13 @@ def _header_count(grid: Grid, start: int) -> int:
     while (
         count < MAX_HEADER_ROWS
         and start + count < len(rows) - 1
-        and _is_group_row(rows[start + count - 1])
-        and _is_header_row(grid, start + count, numeric_cols)
+        and (
+            (
+                _is_group_row(rows[start + count - 1])
+                and _is_header_row(grid, start + count, numeric_cols)
+            )
+            or _is_subheading_row(grid, start + count)
+        )
     ):
         count += 1
     return count
@@ -270,6 +337,16 @@ def table_shape(grid: Grid, width: int) -> TableShape:
     """Caption, header line and first data row of a grid ``width`` columns wide."""
     titles = _title_rows(grid, width)
     caption = " ".join(next(c.strip() for c in grid.rows[i] if c.strip()) for i in range(titles))
+    notes = _note_rows(grid, titles, width) if titles < len(grid.rows) else 0
+    if notes:
+        # The notes read on, row by row, as the caption's words (they are not cells).
+        words = []
+        for row in grid.rows[titles : titles + notes]:
+            cells = [c.strip() for c in row if c.strip()]
+            # A merged note is repeated across its cells: once is what it says.
+            words += [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
+        caption = " ".join([caption, *words]).strip()
+        titles += notes
     count = _header_count(grid, titles) if titles < len(grid.rows) else 0
     if count == 0:
         header = [f"Column {i}" for i in range(1, width + 1)]
@@ -278,3 +355,20 @@ def table_shape(grid: Grid, width: int) -> TableShape:
     rows = [row + [""] * (width - len(row)) for row in grid.rows[titles : titles + count]]
     header = combine_header_rows(_fill_group_labels(rows)) if count > 1 else rows[0]
     return TableShape(header, count, titles + count, caption_paragraph(caption) if caption else "")
+
+
+def trailing_note_rows(grid: Grid, first_data_row: int, width: int) -> int:
+    """Rows at the end of a table that are notes, not data (a spreadsheet's remarks
+    typed right under its table): sparse rows (at most half the columns) with no number
+    at all, under a table whose data hold numbers. A totals row has its number."""
+    numeric_cols = _numeric_columns(grid, first_data_row)
+    if not numeric_cols:
+        return 0
+    n = 0
+    for index in range(len(grid.rows) - 1, first_data_row, -1):
+        row, flags = grid.rows[index], grid.numeric[index]
+        filled = sum(1 for c in row if c.strip())
+        if any(flags) or filled == 0 or filled * 2 > width:
+            break
+        n += 1
+    return n

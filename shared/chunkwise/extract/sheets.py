@@ -25,7 +25,7 @@ from chunkwise.canonical import escape_paragraph, page_number
 
 from .context import ReadContext
 from .errors import EmptyDocument
-from .grids import Grid, continues_table, table_shape
+from .grids import Grid, continues_table, table_shape, trailing_note_rows
 from .model import TableInfo
 from .tables import LAYOUT_SPACE, header_line, render_gfm
 
@@ -172,9 +172,16 @@ def sheet_section(sheet: SheetCells) -> SheetText:
                 escape_paragraph(LAYOUT_SPACE.sub(" ", row[0]).strip()) for row in block.rows
             )
         else:
-            shape = table_shape(Grid(block.rows, block.numeric), width)
+            grid = Grid(block.rows, block.numeric)
+            shape = table_shape(grid, width)
             notes.extend(f"sheet {sheet.name!r}, table {len(tables) + 1}: {n}" for n in shape.notes)
-            body = render_gfm(shape.header, block.rows[shape.first_data_row :])
+            end = len(block.rows) - trailing_note_rows(grid, shape.first_data_row, width)
+            body = render_gfm(shape.header, block.rows[shape.first_data_row : end])
+            # Notes typed under the table: paragraphs after it, not rows of it.
+            after = "".join(
+                "\n\n" + escape_paragraph(LAYOUT_SPACE.sub(" ", " ".join(row)).strip())
+                for row in block.rows[end:]
+            )
             caption = shape.caption + "\n\n" if shape.caption else ""
             tables.append(
                 TableInfo(
@@ -182,14 +189,14 @@ def sheet_section(sheet: SheetCells) -> SheetText:
                     header=header_line(shape.header, width),
                     header_rows=shape.header_rows,
                     columns=width,
-                    rows=len(block.rows) - shape.first_data_row,
+                    rows=end - shape.first_data_row,
                     caption=shape.caption,
                     sheet=sheet.name,
                     start=offset + len(caption),
                     end=offset + len(caption) + len(body),
                 )
             )
-            block_text = caption + body
+            block_text = caption + body + after
         parts.append(block_text)
         offset += len(block_text) + 2
     rows = len({r for r, _ in sheet.cells})

@@ -5,7 +5,8 @@
 
 1. deploy: `scripts/deploy-local.sh up` (a new stack to CREATE_COMPLETE; --reuse takes
    a stack already deployed as it is), then the smoke test's English and German
-   documents through the deployed bucket and queue (`deploy-local.sh smoke`);
+   documents through the deployed bucket and queue (`deploy-local.sh smoke`), then four
+   committed samples (``SAMPLES``: PDF, DOCX, HTML) the same way;
 2. before: the live generation, the live revisions with their chunk ids (read alias),
    the S3 current version of every key, the functions' layer versions, the ingest
    mapping's batch size, the custom resource's MappingRevision;
@@ -52,6 +53,11 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("en", "maintenance interval of the pump", "maintenance-en.md"),
     ("de", "Wartungsintervall der Kreiselpumpe", "wartung-de.md"),
 )
+
+
+# Committed sample documents (tests/data) with several chunks each, so that the chunk
+# ids compared before and after are more than one per document.
+SAMPLES = ("manual_en.pdf", "handbuch_de.pdf", "pricing_en.docx", "preise_de.html")
 
 
 def classify(
@@ -295,6 +301,7 @@ def rehearse(args: argparse.Namespace) -> int:
     work.mkdir(parents=True, exist_ok=True)
     stop, answers = work / "stop", work / "answers.jsonl"
     stop.unlink(missing_ok=True)
+    answers.unlink(missing_ok=True)  # a file of an earlier run is no first answer
 
     t = time.time()
     if not args.reuse:
@@ -304,6 +311,18 @@ def rehearse(args: argparse.Namespace) -> int:
     t = time.time()
     sh(["bash", "scripts/deploy-local.sh", "smoke"])
     run.phase("ingest (smoke test: en + de through the deployed bucket and queue)", t)
+    t = time.time()
+    stack = _stack()
+    s3 = stack.client("s3")
+    for name in SAMPLES:
+        key = f"{stack.outputs['InputPrefix']}rehearsal/{name}"
+        s3.put_object(
+            Bucket=stack.outputs["DocumentBucketName"],
+            Key=key,
+            Body=(ROOT / "tests" / "data" / name).read_bytes(),
+        )
+    cli("run", "--stack", STACK, "--until-idle", "5", "--max-seconds", "300")
+    run.phase("ingest (committed samples: PDF, DOCX, HTML; more chunks to compare)", t)
 
     before = snapshot(_stack())
     print(json.dumps({k: v for k, v in before.items() if k != "live"}), file=sys.stderr)

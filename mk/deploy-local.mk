@@ -8,7 +8,14 @@
 #   make deploy-local-down   deletes the stack, stops what deploy-local started
 #   make test-deploy         both, the stack deleted and the services stopped whatever
 #                            the outcome
-.PHONY: deploy-local deploy-local-up deploy-local-smoke deploy-local-down test-deploy
+#   make deploy-local-upgrade  the upgrade rehearsal (scripts/deploy-local-upgrade.py):
+#                            deploy, ingest, a reader searching throughout, the changed
+#                            release (new layer version, MappingRevision, batch size),
+#                            re-chunk + swap, delete; bench/results/deploy_upgrade.md
+#                            (UPGRADE_ARGS=--reuse: the stack already deployed; --keep:
+#                            neither delete it nor stop the services, also on failure)
+.PHONY: deploy-local deploy-local-up deploy-local-smoke deploy-local-down test-deploy \
+        deploy-local-upgrade
 
 deploy-local: setup
 	@start=$$(date +%s); \
@@ -27,3 +34,10 @@ deploy-local-down:
 test-deploy: setup
 	@$(MAKE) --no-print-directory deploy-local; rc=$$?; \
 	bash scripts/deploy-local.sh down; exit $$rc
+
+deploy-local-upgrade: setup
+	@start=$$(date +%s); \
+	$(BIN)/python scripts/deploy-local-upgrade.py $(UPGRADE_ARGS); rc=$$?; \
+	echo "make deploy-local-upgrade: $$(( $$(date +%s) - start )) s wall time (exit $$rc)" >&2; \
+	case " $(UPGRADE_ARGS) " in *" --keep "*) ;; *) [ $$rc = 0 ] || bash scripts/deploy-local.sh down;; esac; \
+	exit $$rc

@@ -1,6 +1,7 @@
 """Derive the local deploy's template from the BUILT production template.
 
     python scripts/deploy-local-template.py BUILT_TEMPLATE OUT_TEMPLATE
+    python scripts/deploy-local-template.py --upgrade BUILT_TEMPLATE OUT_TEMPLATE
 
 Run with the SAM CLI's python (.local/sam-venv): samcli.yamlhelper reads and writes
 CloudFormation YAML with its short-form tags. The output sits beside the input (the
@@ -38,6 +39,20 @@ difference from template.yaml is made here, and each one is what the pinned Loca
    function's code with the CloudFormation request the stack would have sent. The
    output QueryModelId (an attribute of that resource) cannot be resolved and is left
    out; the admin run prints its data instead.
+
+With ``--upgrade``, the same derivation and then the changed release of the upgrade
+rehearsal (scripts/deploy-local-upgrade.py, `make deploy-local-upgrade`), made to the
+built artifacts so that no source file changes (``upgrade``):
+
+- a new version of the tokenizer layer: its built content is copied beside it with one
+  file added (``UPGRADE_MARKER``), so the packaged zip, and with it the layer version
+  SAM deploys, is new and every function moves to it;
+- the next ``MappingRevision`` of the custom resource SearchIndex: what a release whose
+  mapping changed carries (on AWS, an Update request to the admin function); the
+  rehearsal then runs the documented migration for a change that needs a new
+  generation (re-chunk, verify, swap: samdocs/operations.md).
+
+The batch size is a parameter (IngestBatchSize), given to `sam deploy` by the caller.
 """
 
 from __future__ import annotations
@@ -137,16 +152,57 @@ def resolve_number_lookups(tpl: dict) -> None:
     tpl["Resources"] = walk(tpl["Resources"])
 
 
+UPGRADE_LAYER = "TokenizerLayer"
+UPGRADE_SUFFIX = "-upgrade"
+UPGRADE_MARKER = "chunkwise-upgrade-rehearsal.txt"
+
+
+def upgrade(tpl: dict) -> tuple[dict, str, str]:
+    """The rehearsal's changed release of a derived template: (template, the layer's
+    built folder, the folder its new version is packaged from). The caller copies the
+    folder and adds the marker (``make_upgraded_layer``)."""
+    layer = tpl["Resources"][UPGRADE_LAYER]["Properties"]
+    old = str(layer["ContentUri"])
+    if old.endswith(UPGRADE_SUFFIX):
+        raise SystemExit(f"{UPGRADE_LAYER} is already the upgraded one ({old})")
+    layer["ContentUri"] = old.rstrip("/") + UPGRADE_SUFFIX
+    props = tpl["Resources"]["SearchIndex"]["Properties"]
+    props["MappingRevision"] = str(int(str(props["MappingRevision"])) + 1)
+    return tpl, old, layer["ContentUri"]
+
+
+def make_upgraded_layer(base: str, old: str, new: str, note: str) -> None:
+    import shutil
+    from pathlib import Path
+
+    src, dst = Path(base) / old, Path(base) / new
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+    (dst / UPGRADE_MARKER).write_text(note + "\n", encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    args = argv[1:]
+    upgrading = bool(args) and args[0] == "--upgrade"
+    if upgrading:
+        args = args[1:]
+    if len(args) != 2:
         print(__doc__, file=sys.stderr)
         return 2
+    from datetime import UTC, datetime
+    from pathlib import Path
+
     from samcli.yamlhelper import yaml_dump, yaml_parse
 
-    with open(argv[1], encoding="utf-8") as f:
-        tpl = yaml_parse(f.read())
-    with open(argv[2], "w", encoding="utf-8") as f:
-        f.write(yaml_dump(derive(tpl)))
+    with open(args[0], encoding="utf-8") as f:
+        tpl = derive(yaml_parse(f.read()))
+    if upgrading:
+        tpl, old, new = upgrade(tpl)
+        note = f"upgrade rehearsal release {datetime.now(UTC).isoformat(timespec='seconds')}"
+        make_upgraded_layer(str(Path(args[1]).parent), old, new, note)
+    with open(args[1], "w", encoding="utf-8") as f:
+        f.write(yaml_dump(tpl))
     return 0
 
 

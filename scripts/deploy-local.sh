@@ -22,6 +22,10 @@
 # Environment: LOCALSTACK_PORT (4566), OPENSEARCH_PORT (9200), CHUNKWISE_EMBED_PORT,
 # DEPLOY_LOCAL_STACK (stack name, default chunkwise-local), DEPLOY_LOCAL_INDEX_PREFIX
 # (default cwdeploy: the stack's IndexPrefix, a prefix of its own on the node).
+# For the upgrade rehearsal (scripts/deploy-local-upgrade.py): DEPLOY_LOCAL_UPGRADE=1
+# deploys the changed release that `deploy-local-template.py --upgrade` derives (a new
+# tokenizer layer version, the next MappingRevision), DEPLOY_LOCAL_PARAMS adds parameter
+# overrides (e.g. IngestBatchSize=5), DEPLOY_LOCAL_SKIP_BUILD=1 reuses an existing build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -63,9 +67,35 @@ ls_has_deploy_services() {
   done
 }
 
+# A fresh clone installs LocalStack's and the SAM CLI's virtualenvs once (minutes of
+# download and unpacking, little CPU). They need nothing from each other nor from the
+# node, so they run in the background while OpenSearch is assembled and started; each
+# is waited for just before its first use. A warm clone starts neither.
+LS_INSTALL_PID="" SAM_INSTALL_PID=""
+start_installs() {
+  mkdir -p "$STATE"
+  if ! curl -sf -m 3 "$ENDPOINT/_localstack/health" >/dev/null 2>&1; then
+    # (returns at once when the pinned venv is there)
+    bash scripts/localstack.sh install >"$STATE/install-localstack.log" 2>&1 &
+    LS_INSTALL_PID=$!
+  fi
+  if [[ ! -x $SAM ]]; then
+    say "installing the SAM CLI in the background ($STATE/install-sam.log)"
+    SAM_CHECK_STEPS=none bash scripts/sam-check.sh >"$STATE/install-sam.log" 2>&1 &
+    SAM_INSTALL_PID=$!
+  fi
+}
+wait_install() {  # $1 pid, $2 what, $3 log
+  [[ -n $1 ]] || return 0
+  wait "$1" || { tail -n 20 "$3" >&2; say "installing $2 FAILED"; return 1; }
+  grep -q installing "$3" && say "$2 installed in the background ($(elapsed))"
+  return 0
+}
+
 services_up() {
   mkdir -p "$STATE"
   touch "$STARTED"
+  start_installs
   if bash tools/opensearch/opensearch.sh status >/dev/null 2>&1; then
     say "OpenSearch already running on $OS_URL: using it"
   else
@@ -80,6 +110,7 @@ services_up() {
     }
     say "LocalStack already running on $ENDPOINT with the deploy's services: using it"
   else
+    wait_install "$LS_INSTALL_PID" "LocalStack's virtualenv" "$STATE/install-localstack.log"
     bash scripts/localstack.sh up
     echo localstack >>"$STARTED"
   fi
@@ -110,10 +141,20 @@ up() {
   say "services"
   services_up
   say "services ready ($(elapsed))"
-  say "sam build (x86_64)"
-  make --no-print-directory sam-build SAM_ARCH=x86_64 >/dev/null
+  wait_install "$SAM_INSTALL_PID" "the SAM CLI" "$STATE/install-sam.log"
+  if [[ ${DEPLOY_LOCAL_SKIP_BUILD:-0} == 1 && -f $BUILD/template.yaml ]]; then
+    say "sam build skipped (DEPLOY_LOCAL_SKIP_BUILD=1): $BUILD as it is"
+  else
+    say "sam build (x86_64)"
+    make --no-print-directory sam-build SAM_ARCH=x86_64 >/dev/null
+  fi
   say "built ($(elapsed)); deriving $TEMPLATE from the built template"
   "$ROOT/.local/sam-venv/bin/python" scripts/deploy-local-template.py "$BUILD/template.yaml" "$TEMPLATE"
+  if [[ ${DEPLOY_LOCAL_UPGRADE:-0} == 1 ]]; then
+    TEMPLATE=$BUILD/template.deploy-local-upgrade.yaml
+    "$ROOT/.local/sam-venv/bin/python" scripts/deploy-local-template.py --upgrade "$BUILD/template.yaml" "$TEMPLATE"
+    say "the changed release: $TEMPLATE"
+  fi
   aws_env "$PY" -c "
 import boto3
 s3 = boto3.client('s3')
@@ -132,13 +173,18 @@ if '$ARTIFACTS' not in [b['Name'] for b in s3.list_buckets()['Buckets']]:
     # it does not hold, so they go before the admin step makes a fresh one.
     drop_generations
   fi
+  # CloudFormation sends the custom resource Create on a new stack, Update on an update.
+  local request=()
+  [[ $status == CREATE_COMPLETE || $status == UPDATE_COMPLETE ]] && request=(--update)
+  local extra=()
+  read -r -a extra <<<"${DEPLOY_LOCAL_PARAMS:-}"
   say "sam deploy $STACK"
   aws_env "$SAM" deploy --template-file "$TEMPLATE" --stack-name "$STACK" \
     --s3-bucket "$ARTIFACTS" --region $REGION --no-confirm-changeset --no-fail-on-empty-changeset \
     --capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND --disable-rollback \
     --parameter-overrides "OpenSearchEndpoint=$OS_URL" \
     "OpenSearchResourceArn=arn:aws:es:$REGION:000000000000:domain/chunkwise-local" \
-    "Architecture=x86_64" "IndexPrefix=$PREFIX" "IndexShards=1" "IndexReplicas=0" \
+    "Architecture=x86_64" "IndexPrefix=$PREFIX" "IndexShards=1" "IndexReplicas=0" ${extra[@]+"${extra[@]}"} \
     >"$STATE/sam-deploy.log" 2>&1 || true
   status=$(stack_status)
   if [[ $status != CREATE_COMPLETE && $status != UPDATE_COMPLETE ]]; then
@@ -167,7 +213,7 @@ except Exception as exc:
     print(f"deploy-local:   invoking {fns[0]} is refused: {str(exc).split('Caused by ')[-1][:240]}")
 PY
   say "custom resource SearchIndex: the admin function's code with the stack's request"
-  aws_env "$CW" local admin --stack "$STACK" >"$STATE/admin.json"
+  aws_env "$CW" local admin --stack "$STACK" ${request[@]+"${request[@]}"} >"$STATE/admin.json"
   "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print('deploy-local: admin', d['Status'], json.dumps(d['Data']))" "$STATE/admin.json" >&2
   say "outputs:"
   aws_env "$PY" - "$STACK" <<'PY' >&2

@@ -177,6 +177,8 @@ status() {
 
 case "${1:-}" in
   up) up ;;
+  # The one-time install alone (scripts/deploy-local.sh runs it beside other work).
+  install) if [[ $EMULATOR == moto ]]; then install "$MOTO_VENV" "${MOTO_PINS[@]}"; else install "$LS_VENV" "${LS_PINS[@]}"; fi ;;
   down) down ;;
   status) status ;;
   logs) tail -n "${2:-50}" "$LOG" ;;

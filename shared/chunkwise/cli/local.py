@@ -20,9 +20,13 @@
         the same against a DEPLOYED stack (`make deploy-local`): its queue, bucket and
         index from the stack's outputs, the ingest function's deployed environment
         (chunkwise.localstack.deployed)
-    chunkwise local admin --stack NAME [--delete]
+    chunkwise local admin --stack NAME [--update | --delete]
         the admin function's code with the stack's custom-resource request (index,
-        aliases, search pipeline), which the emulator does not send
+        aliases, search pipeline), which the emulator does not send; --update after a
+        stack update that changed the resource's properties (CloudFormation's Update)
+    chunkwise local reconcile --stack NAME [ACTION] [--generation G] [--force]
+        the reconcile function's code with one action (sweep, rechunk, finish-rechunk,
+        retention), as its schedule or an operator's invoke would send it
     chunkwise local query --stack NAME TEXT [-k K] [--lang L]
         the query function's code with a Function URL request; prints its JSON reply
     chunkwise local status        services, queue depths, live generation
@@ -63,6 +67,9 @@ from chunkwise.localstack.resources import queue_depths
 from chunkwise.localstack.services import services_running
 from chunkwise.localstack.stack import stack_down, stack_reset, up_and_save
 from chunkwise.settings import export_env, load_settings, local_ports, local_stack_env
+
+# The reconcile function's actions (functions/reconcile/app.py).
+RECONCILE_ACTIONS = ("sweep", "rechunk", "finish-rechunk", "retention")
 
 
 def _stack_args(p: argparse.ArgumentParser) -> None:
@@ -117,7 +124,18 @@ def _local_parser() -> argparse.ArgumentParser:
     _run_args(sub_parser("run", help="poll the queue and call the ingest handler"))
     admin = sub_parser("admin", help="a deployed stack: run the admin function's custom resource")
     admin.add_argument("--stack", required=True, help="the deployed stack's name")
-    admin.add_argument("--delete", action="store_true", help="send Delete instead of Create")
+    kind = admin.add_mutually_exclusive_group()
+    kind.add_argument("--delete", action="store_true", help="send Delete instead of Create")
+    kind.add_argument(
+        "--update", action="store_true", help="send Update (after a stack update) instead of Create"
+    )
+    rec = sub_parser("reconcile", help="a deployed stack: run the reconcile function on an action")
+    rec.add_argument("--stack", required=True, help="the deployed stack's name")
+    rec.add_argument(
+        "action", nargs="?", default="sweep", choices=RECONCILE_ACTIONS, help="default: sweep"
+    )
+    rec.add_argument("--generation", default=None, help="rechunk / finish-rechunk: the generation")
+    rec.add_argument("--force", action="store_true", help="finish-rechunk: swap even if incomplete")
     query = sub_parser("query", help="a deployed stack: run the query function on one query")
     query.add_argument("--stack", required=True, help="the deployed stack's name")
     query.add_argument("text")
@@ -161,6 +179,7 @@ def main_local(argv: Sequence[str]) -> int:
         "reset": lambda _args: _local_reset(),
         "admin": _local_admin,
         "query": _local_query,
+        "reconcile": _local_reconcile,
     }
     return commands[args.cmd](args)
 
@@ -241,9 +260,36 @@ def _local_admin(args: argparse.Namespace) -> int:
     )
     if not same:
         return 1
-    reply = deployed.admin(stack, "Delete" if args.delete else "Create")
+    request = "Delete" if args.delete else "Update" if args.update else "Create"
+    reply = deployed.admin(stack, request)
     print(json.dumps(reply, indent=2))
     return 0 if reply.get("Status") == "SUCCESS" else 1
+
+
+def reconcile_event(action: str, generation: str | None, force: bool) -> dict[str, object]:
+    """The reconcile function's event for one action (functions/reconcile/app.py)."""
+    event: dict[str, object] = {"action": action}
+    if generation:
+        event["generation"] = generation
+    elif action == "finish-rechunk":
+        raise ValueError("finish-rechunk needs --generation (the one rechunk printed)")
+    if force:
+        event["force"] = True
+    return event
+
+
+def _local_reconcile(args: argparse.Namespace) -> int:
+    try:
+        event = reconcile_event(args.action, args.generation, args.force)
+    except ValueError as exc:
+        say(str(exc))
+        return 2
+    stack = _deployed(args.stack)
+    if not stack.deployed_code_matches("ReconcileFunction", "reconcile"):
+        say("the reconcile function's code differs from the deployed package")
+        return 1
+    print(json.dumps(deployed.reconcile(stack, event), indent=2))
+    return 0
 
 
 def _local_query(args: argparse.Namespace) -> int:

@@ -17,7 +17,8 @@ This module plays the functions there, finding everything from the stack itself:
 sent for the custom resource SearchIndex (LocalStack community has no custom resource
 provider), with a loopback ResponseURL that receives the handler's response;
 ``ingest_config`` gives `chunkwise local run --stack` its queue; ``query`` calls the
-query function with a Function URL event.
+query function with a Function URL event; ``reconcile`` gives the reconcile function an
+action (sweep, rechunk, finish-rechunk, retention), as its schedule or an operator would.
 """
 
 from __future__ import annotations
@@ -203,6 +204,7 @@ def admin(stack: DeployedStack, request_type: str = "Create") -> dict[str, Any]:
             },
         }
         if request_type != "Create":
+            # CloudFormation names the resource it created in Update and Delete.
             event["PhysicalResourceId"] = f"chunkwise-index-{env['CHUNKWISE_INDEX_PREFIX']}"
         module.lambda_handler(event, stack.context("AdminFunction", 600))
     if len(got) != 1:
@@ -236,3 +238,13 @@ def query(stack: DeployedStack, body: Mapping[str, Any]) -> tuple[int, dict[str,
     log_to_stderr(module)
     reply = module.lambda_handler(function_url_event(body), stack.context("QueryFunction", 30))
     return int(reply.get("statusCode", 200)), json.loads(reply.get("body") or "{}")
+
+
+def reconcile(stack: DeployedStack, event: Mapping[str, Any]) -> dict[str, Any]:
+    """The reconcile function's code with one action event (what its schedule, or
+    `aws lambda invoke` of an operator, sends): returns the handler's result."""
+    stack.use_function_env("ReconcileFunction")
+    module = load_function("reconcile")
+    log_to_stderr(module)
+    out = module.lambda_handler(dict(event), stack.context("ReconcileFunction", 900))
+    return dict(out)

@@ -4,15 +4,17 @@
 #   make deploy-local        services, sam build, derived template, sam deploy to
 #                            CREATE_COMPLETE, the custom resource's admin code, then the
 #                            smoke test (an English and a German document through the
-#                            deployed bucket, queue and index, found by the query code)
+#                            deployed bucket, queue and index, found by the query code),
+#                            then the wiring tests (tests/deploy, pytest -m deploy)
 #   make deploy-local-down   deletes the stack, stops what deploy-local started
 #   make test-deploy         both, the stack deleted and the services stopped whatever
 #                            the outcome
-.PHONY: deploy-local deploy-local-up deploy-local-smoke deploy-local-down test-deploy
+.PHONY: deploy-local deploy-local-up deploy-local-smoke deploy-local-wiring deploy-local-down test-deploy
 
 deploy-local: setup
 	@start=$$(date +%s); \
-	bash scripts/deploy-local.sh up && bash scripts/deploy-local.sh smoke; rc=$$?; \
+	bash scripts/deploy-local.sh up && bash scripts/deploy-local.sh smoke \
+	  && bash scripts/deploy-local.sh wiring; rc=$$?; \
 	echo "make deploy-local: $$(( $$(date +%s) - start )) s wall time (exit $$rc)" >&2; exit $$rc
 
 deploy-local-up: setup
@@ -20,6 +22,9 @@ deploy-local-up: setup
 
 deploy-local-smoke: setup
 	bash scripts/deploy-local.sh smoke
+
+deploy-local-wiring: setup
+	bash scripts/deploy-local.sh wiring
 
 deploy-local-down:
 	bash scripts/deploy-local.sh down

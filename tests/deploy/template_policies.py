@@ -21,6 +21,12 @@ ACCOUNT, REGION, PARTITION = "000000000000", "us-east-1", "aws"
 STACK_ID = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/chunkwise-local/0f1e2d3c"
 DOMAIN_ARN = f"arn:aws:es:{REGION}:{ACCOUNT}:domain/chunkwise-local"
 NO_VALUE = object()
+# The parameters of a stack on an existing domain (the local deploy's case).
+EXISTING_DOMAIN = {
+    "OpenSearchEndpoint": "https://search.example.com",
+    "OpenSearchResourceArn": DOMAIN_ARN,
+    "IndexPrefix": "cwdeploy",
+}
 
 
 class _LongFormLoader(yaml.SafeLoader):

@@ -16,11 +16,7 @@ import pytest
 from tests.deploy import calls, checks
 from tests.deploy import template_policies as tp
 
-OVERRIDES = {
-    "OpenSearchEndpoint": "https://search.example.com",
-    "OpenSearchResourceArn": tp.DOMAIN_ARN,
-    "IndexPrefix": "cwdeploy",
-}
+OVERRIDES = tp.EXISTING_DOMAIN
 Tpl = dict[str, Any]
 
 

@@ -34,10 +34,10 @@ lint: setup
 	for handler in functions/*/app.py; do $(BIN)/mypy --strict "$$handler" || exit 1; done
 
 test-unit: setup
-	$(BIN)/pytest -q -m "not integration and not e2e and not cluster" tests
+	$(BIN)/pytest -q -m "not integration and not e2e and not cluster and not deploy" tests
 
 test-integration: setup
-	bash scripts/with-services.sh $(BIN)/pytest -q -m "(integration or e2e) and not cluster" tests
+	bash scripts/with-services.sh $(BIN)/pytest -q -m "(integration or e2e) and not cluster and not deploy" tests
 
 # The tests of tests/cluster/ on the local 3-node cluster (started and stopped around
 # them unless it runs): nodes killed and restarted under searches. Not in `make test`,
@@ -52,7 +52,7 @@ test: setup lint
 	# The real mixed-language document of the CLI tests (a pinned Debian package).
 	# Best effort: without it those tests skip and say so.
 	bash scripts/fetch-mixed-doc.sh >/dev/null || echo "make test: real mixed document not fetched; its tests will skip" >&2
-	bash scripts/with-services.sh $(BIN)/pytest -q -m "not cluster" tests
+	bash scripts/with-services.sh $(BIN)/pytest -q -m "not cluster and not deploy" tests
 
 # Benchmarks print tables and write bench/results/; `make bench B=throughput` runs one.
 bench: setup

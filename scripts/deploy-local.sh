@@ -4,6 +4,7 @@
 #   bash scripts/deploy-local.sh up      build, derive, deploy, run the custom resource
 #   bash scripts/deploy-local.sh smoke   an English and a German document through the
 #                                        deployed bucket, queue and index, found by search
+#   bash scripts/deploy-local.sh wiring  the wiring tests on the deployed stack (pytest -m deploy)
 #   bash scripts/deploy-local.sh down    delete the stack, stop what `up` started
 #
 # What runs where (samdocs/local-stack.md, "The SAM stack in LocalStack"):
@@ -275,6 +276,15 @@ PY
   say "smoke passed ($(elapsed)): both documents found through the query function's code"
 }
 
+# The wiring tests (tests/deploy/test_wiring_deployed.py) against the deployed stack:
+# notification -> queue, DLQ redrive, schedules, custom resource, per-role IAM.
+wiring() {
+  say "wiring: pytest -m deploy tests/deploy against stack $STACK"
+  aws_env env DEPLOY_LOCAL_STACK="$STACK" "$ROOT/.venv/bin/pytest" -q -p no:cacheprovider \
+    -m deploy tests/deploy
+  say "wiring passed ($(elapsed))"
+}
+
 drop_generations() {
   if curl -sf -m 3 "$OS_URL" >/dev/null 2>&1; then
     curl -sf -XDELETE "$OS_URL/$PREFIX-*?expand_wildcards=all" >/dev/null || true
@@ -319,6 +329,7 @@ down() {
 case "${1:-}" in
   up) up ;;
   smoke) smoke ;;
+  wiring) wiring ;;
   down) down ;;
-  *) echo "usage: $0 up|smoke|down" >&2; exit 2 ;;
+  *) echo "usage: $0 up|smoke|wiring|down" >&2; exit 2 ;;
 esac

@@ -20,6 +20,8 @@ from chunkwise.index.names import make_doc_id
 from chunkwise.index.versions import ObjectVersion
 from chunkwise.search.fusion import DEFAULT_FUSION, f32, parse_fusion
 from chunkwise.search.hybrid import SearchFilters
+from tests.deploy import template_policies as tp
+from tests.deploy.iam import ALLOWED, evaluate
 from tests.fakes.bucket import FakeBucket
 from tests.fakes.index import chunks_from_paragraphs
 from tests.integration.live_index import live_test_index, switch_to_current, write_live_without_head
@@ -260,3 +262,11 @@ def test_query_path_only_reads_behind_a_write_refusing_proxy(
         assert s.fusion == ("server" if fusion == "auto" else "client")
         assert proxy.log.writes() == [] and proxy.log.refused() == []
         assert len([r for r in proxy.log.requests if "_cat/plugins" in r[1]]) <= 1
+        # Every request the query path made is allowed by the query role's policy in
+        # template.yaml (how the domain authorises it: es:ESHttp<Method> on the path);
+        # tests/deploy/calls.py lists the same calls for the deployed stack.
+        policies = tp.role_policies(tp.load_template(), tp.EXISTING_DOMAIN)
+        for method, path, _ in proxy.log.requests:
+            action = "es:ESHttp" + method.capitalize()
+            resource = f"{tp.DOMAIN_ARN}/{path.split('?', 1)[0].lstrip('/')}"
+            assert evaluate(policies["QueryFunction"], action, resource) == ALLOWED, (method, path)

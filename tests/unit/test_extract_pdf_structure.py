@@ -64,11 +64,11 @@ def _tagged_pdf(
 
 
 def _page(
-    heading_tag: str = "H1", body_tag: str | None = "P"
+    heading_tag: str = "H2", body_tag: str | None = "P", title_tag: str = "H1"
 ) -> list[tuple[str | None, float, str]]:
     return [
         ("Artifact", 9, "Draft for review only"),
-        ("P", 11, "Introduction to the service"),
+        (title_tag, 11, "Introduction to the service"),
         *((body_tag, 11.0, text) for text in _BODY[:2]),
         (heading_tag, 11, "Scope of the service"),
         *((body_tag, 11.0, text) for text in _BODY[2:]),
@@ -80,6 +80,8 @@ def _page(
 def test_a_heading_tagged_h1_at_the_body_size_is_a_heading() -> None:
     result = extract(_tagged_pdf(_page()), filename="tagged.pdf")
     assert result.report.structure is not None and result.report.structure.startswith("tags")
+    # the tree's top level once on page 1 is the title, the next level below the anchors
+    assert "\n# Introduction to the service\n" in result.text
     assert "\n### Scope of the service\n" in result.text
     # without its tree the same page has no such heading: the line looks like prose
     untagged = extract(_tagged_pdf(_page(), tree=False), filename="untagged.pdf")
@@ -116,7 +118,7 @@ def test_tags_that_reach_little_of_the_text_are_not_used() -> None:
 
 def test_a_tree_without_heading_tags_leaves_headings_to_the_layout() -> None:
     # a writer that tags every block P (headings included) says nothing about headings
-    result = extract(_tagged_pdf(_page(heading_tag="P")), filename="all-p.pdf")
+    result = extract(_tagged_pdf(_page(heading_tag="P", title_tag="P")), filename="all-p.pdf")
     assert result.report.structure is not None
     assert result.report.structure.startswith("layout: no heading tags")
     assert "# Call us today" in result.text
@@ -132,3 +134,13 @@ def test_a_tree_in_another_order_than_the_page_is_not_used() -> None:
 def test_an_untagged_pdf_reads_as_before() -> None:
     result = extract(_tagged_pdf(_page(), tree=False), filename="plain.pdf")
     assert result.report.structure == "layout: no structure tree"
+
+
+def test_an_unreadable_tree_leaves_the_document_to_the_layout() -> None:
+    # a tree whose Document element hangs under a parent that is no element: pdfplumber
+    # cannot place it; the layout reads the page (as InDesign's trees, see structure.py)
+    data = _tagged_pdf(_page()).replace(b"/K [7 0 R] >>", b"/K [7 0 R 99 0 R] >>", 1)
+    result = extract(data, filename="broken.pdf")
+    assert result.report.structure is not None
+    assert result.report.structure.startswith("layout: structure tree unreadable")
+    assert "# Call us today" in result.text

@@ -167,7 +167,8 @@ def _extract(
     if sum(skipped):
         report.warnings.append(f"{sum(skipped)} glyphs without a Unicode mapping dropped (PDFium)")
     tags = tagging.roles if found.trusted else {}
-    return _assemble(raw, data, report, limits, ocr, fixed_pitch, tags)
+    levels = tagging.counts.levels()
+    return _assemble(raw, data, report, limits, ocr, fixed_pitch, (tags, levels))
 
 
 class _Tagging:
@@ -256,9 +257,9 @@ def _assemble(
     limits: ExtractLimits,
     ocr: OcrPort | None,
     fixed_pitch: Container[str] = (),
-    tags: dict[int, Role] | None = None,
+    tagged: tuple[dict[int, Role], dict[int, int]] | None = None,
 ) -> str:
-    tags = tags or {}
+    tags, tag_levels = tagged or ({}, {})
     unmapped = sum(drop_unmapped_glyphs(lines, tables) for _n, _h, lines, tables, _x, _i in raw)
     if unmapped:
         report.warnings.append(f"{unmapped} glyphs without a Unicode mapping (cid) dropped")
@@ -277,7 +278,7 @@ def _assemble(
 
     rules = heading_rules(stripped, body)
     if tags:
-        rules = TaggedRules.over(rules, tags)
+        rules = TaggedRules.over(rules, tags, tag_levels)
     hyphenation = learn([ln.text for ln in kept] for kept in stripped)
     pages: list[PageContent] = []
     ocr_budget = limits.max_ocr_pages

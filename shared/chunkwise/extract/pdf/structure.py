@@ -86,6 +86,7 @@ class Tree:
 
     roles: dict[tuple[int, int], tuple[Role, int]]  # (page, MCID) -> role, element's order
     headings: int  # heading elements that reach content
+    problem: str = ""  # why the tree could not be read (then it says nothing)
 
 
 def _kind(tag: str) -> Role | None:
@@ -99,8 +100,10 @@ def _kind(tag: str) -> Role | None:
 
 
 def read_tree(pdf: Any) -> Tree | None:
-    """The document's structure tree, or None when it has none (or an unreadable one:
-    pdfplumber asserts on trees that break the standard, and layout reads those)."""
+    """The document's structure tree, or None when it has none; a tree pdfplumber
+    cannot read (it asserts on trees that break the standard, and fails on some it
+    should read: InDesign's attribute objects given by reference) is empty, with the
+    reason, and the layout reads that document."""
     catalog = getattr(pdf.doc, "catalog", {})
     if "StructTreeRoot" not in catalog:
         return None
@@ -109,8 +112,8 @@ def read_tree(pdf: Any) -> Tree | None:
     try:
         tree = PDFStructTree(pdf)
         return _walk(tree.children)
-    except Exception:  # any broken tree: the layout reads the document
-        return None
+    except Exception as exc:  # any broken tree: the layout reads the document
+        return Tree({}, 0, f"{type(exc).__name__}")
 
 
 def _walk(top: list[Any]) -> Tree:
@@ -144,6 +147,19 @@ class Counts:
     in_order: int = 0  # consecutive tagged lines whose elements keep the tree's order
     pairs: int = 0
     headings: int = 0  # lines tagged as headings
+    # heading elements by tag level: (page, element's order) of each
+    elements: dict[int, set[tuple[int, int]]] = field(default_factory=dict)
+
+    def levels(self) -> dict[int, int]:
+        """Markdown level of each tag level, by the scheme of the layout's size ranks:
+        a top level used once, on page 1, is the document's title (`#`); the other
+        levels, in their order, sit below the page anchors (`###`, `####`, ...)."""
+        used = sorted(self.elements)
+        out: dict[int, int] = {}
+        if used and len(self.elements[used[0]]) == 1 and min(self.elements[used[0]])[0] == 1:
+            out[used.pop(0)] = 1
+        out.update({level: min(6, 3 + rank) for rank, level in enumerate(used)})
+        return out
 
     @property
     def coverage(self) -> float:
@@ -203,7 +219,9 @@ def tag_lines(
         if role is None or n < _MAJORITY * sum(votes.values()):
             continue
         out[id(ln)] = role
-        counts.headings += role.kind == "heading"
+        if orders and role.kind == "heading":
+            counts.headings += 1
+            counts.elements.setdefault(role.level, set()).add((page, min(orders)))
         if orders and role != ARTIFACT:
             first = min(orders)
             if last_order >= 0:
@@ -223,6 +241,8 @@ def verdict(tree: Tree | None, counts: Counts) -> Verdict:
     """Are the document's tags sound enough to decide its headings and furniture?"""
     if tree is None:
         return Verdict(False, "layout: no structure tree")
+    if tree.problem:
+        return Verdict(False, f"layout: structure tree unreadable ({tree.problem})")
     facts = (
         f"{counts.coverage:.0%} of the text tagged, {counts.headings} heading lines, "
         f"reading order {counts.order:.0%}"
@@ -239,14 +259,17 @@ def verdict(tree: Tree | None, counts: Counts) -> Verdict:
 @dataclass
 class TaggedRules(HeadingRules):
     """The layout's heading rules, with the tags first: a line tagged H<n> is a heading
-    of level n + 2 (below the page anchors), one tagged as other text is not a
-    heading; the document's title found by the layout stays `#`."""
+    at the Markdown level `levels` gives n (`Counts.levels`), one tagged as other text
+    is not a heading."""
 
     tags: dict[int, Role] = field(default_factory=dict)
+    levels: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def over(cls, rules: HeadingRules, tags: dict[int, Role]) -> TaggedRules:
-        return cls(rules.body, rules.heading_fonts, rules.depth_sizes, rules.title, tags)
+    def over(
+        cls, rules: HeadingRules, tags: dict[int, Role], levels: dict[int, int]
+    ) -> TaggedRules:
+        return cls(rules.body, rules.heading_fonts, rules.depth_sizes, rules.title, tags, levels)
 
     def level(self, ln: Line, page: int) -> int:
         role = self.tags.get(id(ln))
@@ -254,9 +277,7 @@ class TaggedRules(HeadingRules):
             return super().level(ln, page)
         if role.kind != "heading":
             return 0
-        if super().level(ln, page) == 1:
-            return 1
-        return min(6, role.level + 2)
+        return self.levels.get(role.level, min(6, role.level + 2))
 
     def continues_heading(self, ln: Line) -> bool | None:
         """Tagged: a heading's next line only if tagged a heading too; untagged: None."""

@@ -137,9 +137,8 @@ def test_an_untagged_pdf_reads_as_before() -> None:
 
 
 def test_an_unreadable_tree_leaves_the_document_to_the_layout() -> None:
-    # a tree whose Document element hangs under a parent that is no element: pdfplumber
-    # cannot place it; the layout reads the page (as InDesign's trees, see structure.py)
-    data = _tagged_pdf(_page()).replace(b"/K [7 0 R] >>", b"/K [7 0 R 99 0 R] >>", 1)
+    # a /StructTreeRoot that is no dictionary: nothing can be read from it
+    data = _tagged_pdf(_page()).replace(b"/StructTreeRoot 6 0 R", b"/StructTreeRoot 42   ", 1)
     result = extract(data, filename="broken.pdf")
     assert result.report.structure is not None
     assert result.report.structure.startswith("layout: structure tree unreadable")

@@ -35,6 +35,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pdfminer.pdftypes import PDFObjRef, resolve1
+from pdfminer.psparser import PSLiteral
+
 from .blocks import HeadingRules
 from .lines import Line
 
@@ -100,40 +103,79 @@ def _kind(tag: str) -> Role | None:
 
 
 def read_tree(pdf: Any) -> Tree | None:
-    """The document's structure tree, or None when it has none; a tree pdfplumber
-    cannot read (it asserts on trees that break the standard, and fails on some it
-    should read: InDesign's attribute objects given by reference) is empty, with the
-    reason, and the layout reads that document."""
+    """The document's structure tree, or None when it has none. A tree that cannot be
+    read is empty, with the reason, and the layout reads that document.
+
+    Read here rather than with pdfplumber's `PDFStructTree`, which failed on the
+    trees of the dev PDFs' LibreOffice 7.4 exports (KeyError: links' object
+    references) and InDesign's (attribute objects by reference)."""
     catalog = getattr(pdf.doc, "catalog", {})
     if "StructTreeRoot" not in catalog:
         return None
-    from pdfplumber.structure import PDFStructTree
-
     try:
-        tree = PDFStructTree(pdf)
-        return _walk(tree.children)
+        pages = {page.page_obj.pageid: page.page_number for page in pdf.pages}
+        return _walk(resolve1(catalog["StructTreeRoot"]), pages)
     except Exception as exc:  # any broken tree: the layout reads the document
         return Tree({}, 0, f"{type(exc).__name__}")
 
 
-def _walk(top: list[Any]) -> Tree:
+_MAX_NODES = 2_000_000  # a hostile tree costs no more than a large real one
+
+
+def _name(value: Any) -> str:
+    value = resolve1(value)
+    return str(value.name) if isinstance(value, PSLiteral) else ""
+
+
+def _tag(obj: dict[str, Any], role_map: dict[str, Any]) -> str:
+    tag = _name(obj.get("S"))
+    for _ in range(4):  # a role map may map to another custom type
+        if tag not in role_map:
+            break
+        tag = _name(role_map[tag])
+    return tag
+
+
+def _page_of(obj: dict[str, Any], pages: dict[int, int], page: int | None) -> int | None:
+    ref = obj.get("Pg")
+    return pages.get(ref.objid, page) if isinstance(ref, PDFObjRef) else page
+
+
+def _walk(root: Any, pages: dict[int, int]) -> Tree:
+    role_map = resolve1(root.get("RoleMap")) if isinstance(root, dict) else None
+    role_map = role_map if isinstance(role_map, dict) else {}
     roles: dict[tuple[int, int], tuple[Role, int]] = {}
-    headings = 0
-    order = 0
-    todo: list[tuple[Any, Role | None, int | None]] = [(el, None, None) for el in reversed(top)]
+    headings = order = nodes = 0
+    seen: set[int] = set()
+    # (node, role of the element it is in, element's order, page, is the element a heading)
+    todo: list[tuple[Any, Role | None, int, int | None]] = [(root.get("K"), None, 0, None)]
     while todo:
-        element, outer, page = todo.pop()
-        page = element.page_number or page
-        own = _kind(str(element.type))
-        role = outer if outer is not None and outer.kind in _STICKY else (own or outer)
-        if own is not None:
-            order += 1
-        if own is not None and own.kind == "heading" and element.mcids:
-            headings += 1
-        if role is not None and page is not None:
-            for mcid in element.mcids:
-                roles[(page, mcid)] = (role, order)
-        todo.extend((child, role, page) for child in reversed(element.children))
+        node, outer, current, page = todo.pop()
+        nodes += 1
+        if nodes > _MAX_NODES:
+            raise ValueError("structure tree too large")
+        if isinstance(node, PDFObjRef):
+            if node.objid in seen:
+                continue
+            seen.add(node.objid)
+        value = resolve1(node)
+        if isinstance(value, list):
+            todo.extend((child, outer, current, page) for child in reversed(value))
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if outer is not None and page is not None:
+                roles[(page, value)] = (outer, current)
+        elif isinstance(value, dict) and "MCID" in value:  # a marked-content reference
+            mcid, at = resolve1(value["MCID"]), _page_of(value, pages, page)
+            if outer is not None and at is not None and isinstance(mcid, int):
+                roles[(at, mcid)] = (outer, current)
+        elif isinstance(value, dict) and "S" in value:  # an element (OBJRs have no /S)
+            own = _kind(_tag(value, role_map))
+            role = outer if outer is not None and outer.kind in _STICKY else (own or outer)
+            if own is not None:
+                order += 1
+                current = order
+                headings += own.kind == "heading"
+            todo.append((value.get("K"), role, current, _page_of(value, pages, page)))
     return Tree(roles, headings)
 
 

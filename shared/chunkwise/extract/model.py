@@ -129,6 +129,11 @@ class ExtractionReport(BaseModel):
         default_factory=dict,
         description="PDF pages read by PDFium (no vector paths) and by pdfplumber (tables)",
     )
+    structure: str | None = Field(
+        default=None,
+        description="PDF: whether a tagged PDF's structure tree or the layout decided its"
+        " headings and page furniture, and why",
+    )
     sheets: list[SheetInfo] = Field(default_factory=list, description="spreadsheets")
     slides: list[SlideInfo] = Field(default_factory=list, description="slide decks")
     dialect: str | None = Field(

@@ -338,6 +338,11 @@ class HeadingRules:
             best = max(self.depth_sizes)
         return min(6, 2 + best)
 
+    def continues_heading(self, ln: Line) -> bool | None:
+        """Whether the line may go on with the heading above it, when something other
+        than the layout knows (a tagged PDF's structure tree); None: the layout decides."""
+        return None
+
 
 # A small-capitals font by its name: TeX's cmcsc / LM's "Caps", "SmallCaps", "-SC".
 _INITIAL = re.compile(r"\b[A-Z]\.")
@@ -384,6 +389,8 @@ def heading_rules(pages: list[list[Line]], body: float) -> HeadingRules:
 
 def _continues_heading(prev: Item, ln: Line, level: int, rules: HeadingRules) -> bool:
     """The line is the next line of a heading that wraps (same size and font)."""
+    if rules.continues_heading(ln) is False:
+        return False
     return (
         prev.kind == "heading"
         and abs(prev.size - ln.size) < 0.5

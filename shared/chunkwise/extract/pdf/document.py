@@ -51,6 +51,7 @@ from .marked import hidden_groups
 from .pages import drop_unmapped_glyphs, read_page
 from .pdfium import open_pdfium
 from .render import render_pages
+from .structure import Counts, Role, TaggedRules, Tree, is_artifact, read_tree, tag_lines, verdict
 from .symbols import FontCache
 from .tables.stitch import stitch_tables
 
@@ -111,11 +112,13 @@ def extract_pdf(
     ocr: OcrPort | None,
     deadline: float,
     fast_text: bool = True,
+    structure: bool = True,
 ) -> str:
-    """`fast_text`: read pages without vector paths with PDFium (same output rules)."""
+    """`fast_text`: read pages without vector paths with PDFium (same output rules);
+    `structure`: use a tagged PDF's structure tree where it is sound (`structure`)."""
     pdf = _open(data)
     try:
-        return _extract(pdf, data, report, limits, ocr, deadline, fast_text)
+        return _extract(pdf, data, report, limits, ocr, deadline, fast_text, structure)
     except ExtractionError:
         raise
     except RecursionError:
@@ -134,6 +137,7 @@ def _extract(
     ocr: OcrPort | None,
     deadline: float,
     fast_text: bool,
+    structure: bool = True,
 ) -> str:
     n_pages = len(pdf.pages)
     if n_pages == 0:
@@ -150,16 +154,36 @@ def _extract(
     raw: list[tuple[int, float, list[Line], list[Item], bool, bool]] = []
     hidden = hidden_groups(pdf.doc)
     fixed_pitch: set[str] = set()  # typewriter fonts by their widths, filled page by page
+    tagging = _Tagging(read_tree(pdf) if structure else None)
     try:
         readers = (fast, hidden, fixed_pitch)
-        _read_all(pdf, readers, raw, (report_fast, skipped), limits, n_pages, deadline)
+        _read_all(pdf, readers, raw, (report_fast, skipped), limits, n_pages, deadline, tagging)
     finally:
         if fast is not None:
             fast.close()
+    found = verdict(tagging.tree, tagging.counts)
+    report.structure = found.text
     report.page_readers = {"pdfium": len(report_fast), "pdfplumber": n_pages - len(report_fast)}
     if sum(skipped):
         report.warnings.append(f"{sum(skipped)} glyphs without a Unicode mapping dropped (PDFium)")
-    return _assemble(raw, data, report, limits, ocr, fixed_pitch)
+    tags = tagging.roles if found.trusted else {}
+    levels = tagging.counts.levels()
+    return _assemble(raw, data, report, limits, ocr, fixed_pitch, (tags, levels))
+
+
+class _Tagging:
+    """A tagged PDF's tree, and what it says of the lines of the pages read so far."""
+
+    def __init__(self, tree: Tree | None) -> None:
+        self.tree = tree
+        self.counts = Counts()
+        self.roles: dict[int, Role] = {}  # by id of the line (the lines live in `raw`)
+
+    def page(self, page: Any, lines: list[Line], number: int) -> None:
+        if self.tree is not None:
+            # pdfplumber's characters carry their MCID (read here also when PDFium
+            # made the lines: only a tagged document pays for it)
+            self.roles.update(tag_lines(lines, page.chars, self.tree, number, self.counts))
 
 
 def _read_all(
@@ -170,6 +194,7 @@ def _read_all(
     limits: ExtractLimits,
     n_pages: int,
     deadline: float,
+    tagging: _Tagging | None = None,
 ) -> None:
     fast, hidden, fixed_pitch = readers  # PDFium's document (or None); hidden layers; fonts
     fonts_seen: dict[int, str | None] = {}
@@ -191,6 +216,8 @@ def _read_all(
             report_fast.append(index + 1)
         skipped.append(read.unmapped)
         lines, tables = read.lines, read.tables
+        if tagging is not None:
+            tagging.page(page, lines, index + 1)
         raw.append((index + 1, float(page.height), lines, tables, bool(lines), read.has_images))
         page.close()  # drop pdfplumber's per-page caches: bounded memory
         if fast_page is not None:
@@ -230,10 +257,17 @@ def _assemble(
     limits: ExtractLimits,
     ocr: OcrPort | None,
     fixed_pitch: Container[str] = (),
+    tagged: tuple[dict[int, Role], dict[int, int]] | None = None,
 ) -> str:
+    tags, tag_levels = tagged or ({}, {})
     unmapped = sum(drop_unmapped_glyphs(lines, tables) for _n, _h, lines, tables, _x, _i in raw)
     if unmapped:
         report.warnings.append(f"{unmapped} glyphs without a Unicode mapping (cid) dropped")
+    if tags:  # page furniture the writer marked as such
+        for _n, _h, lines, _t, _x, _i in raw:
+            kept_lines = [ln for ln in lines if not is_artifact(tags, ln)]
+            report.headers_footers_removed += len(lines) - len(kept_lines)
+            lines[:] = kept_lines
     keys = running_keys([(r[1], r[2]) for r in raw])
     stripped: list[list[Line]] = []
     for _n, height, lines, _t, _x, _i in raw:
@@ -243,6 +277,8 @@ def _assemble(
     body = _body_size(stripped, fixed_pitch)
 
     rules = heading_rules(stripped, body)
+    if tags:
+        rules = TaggedRules.over(rules, tags, tag_levels)
     hyphenation = learn([ln.text for ln in kept] for kept in stripped)
     pages: list[PageContent] = []
     ocr_budget = limits.max_ocr_pages

@@ -12,14 +12,14 @@ their own row label in every cell ("R17 size"), so a cell under the wrong row is
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
 
-STYLE: TableStyle  # set per run by main()
 GRID = TableStyle(
     [
         ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
@@ -33,7 +33,10 @@ STYLES = {
     "grid": GRID,
     "plain": TableStyle([("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold")]),
     "headrule": TableStyle(
-        [("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"), ("LINEBELOW", (0, 0), (-1, 0), 1, colors.black)]
+        [
+            ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
+            ("LINEBELOW", (0, 0), (-1, 0), 1, colors.black),
+        ]
     ),
     "zebra": TableStyle(
         [
@@ -47,31 +50,37 @@ HEADER = ["Package", "Version", "Size", "Section"]
 
 
 def rows(n: int, first: int = 1) -> list[list[str]]:
-    return [[f"pkg{i:03d}", f"{i}.{i % 7}", f"{i * 13} kB", f"sec{i % 5}"] for i in range(first, first + n)]
+    return [
+        [f"pkg{i:03d}", f"{i}.{i % 7}", f"{i * 13} kB", f"sec{i % 5}"]
+        for i in range(first, first + n)
+    ]
 
 
 def _doc(path: Path) -> SimpleDocTemplate:
     return SimpleDocTemplate(str(path), pagesize=A4, title=path.stem)
 
 
-def continued_no_repeat(path: Path) -> None:
+def continued_no_repeat(path: Path, style: TableStyle) -> None:
     """A long ruled table split across pages, the header NOT repeated (repeatRows=0)."""
     ss = getSampleStyleSheet()
-    story = [Paragraph("Installed packages", ss["Heading1"]), Paragraph("The list below.", ss["Normal"])]
-    story.append(Table([HEADER, *rows(90)], style=STYLE, repeatRows=0))
+    story = [
+        Paragraph("Installed packages", ss["Heading1"]),
+        Paragraph("The list below.", ss["Normal"]),
+    ]
+    story.append(Table([HEADER, *rows(90)], style=style, repeatRows=0))
     story.append(Paragraph("After the table.", ss["Normal"]))
     _doc(path).build(story)
 
 
-def continued_repeat(path: Path) -> None:
+def continued_repeat(path: Path, style: TableStyle) -> None:
     """The same long table with its header repeated on every page (repeatRows=1)."""
     ss = getSampleStyleSheet()
     story = [Paragraph("Installed packages", ss["Heading1"])]
-    story.append(Table([HEADER, *rows(120)], style=STYLE, repeatRows=1))
+    story.append(Table([HEADER, *rows(120)], style=style, repeatRows=1))
     _doc(path).build(story)
 
 
-def stranded_header(path: Path) -> None:
+def stranded_header(path: Path, style: TableStyle) -> None:
     """Prose fills the page so that only the header row fits at its foot; the rows follow."""
     ss = getSampleStyleSheet()
     # Find the filler count whose table header lands alone at the page foot: ReportLab's
@@ -79,8 +88,11 @@ def stranded_header(path: Path) -> None:
     base = [Paragraph("Stranded header", ss["Heading1"])]
     for count in range(30, 60):
         story = list(base)
-        story += [Paragraph(f"Filler line {i} of the text before the table.", ss["Normal"]) for i in range(count)]
-        story.append(Table([HEADER, *rows(12)], style=STYLE, repeatRows=0))
+        story += [
+            Paragraph(f"Filler line {i} of the text before the table.", ss["Normal"])
+            for i in range(count)
+        ]
+        story.append(Table([HEADER, *rows(12)], style=style, repeatRows=0))
         _doc(path).build(story)
         if _header_alone_at_foot(path):
             return
@@ -94,19 +106,27 @@ def _header_alone_at_foot(path: Path) -> bool:
         if len(pdf.pages) < 2:
             return False
         first = pdf.pages[0].extract_text() or ""
-        return first.rstrip().endswith("Section") and "pkg001" in (pdf.pages[1].extract_text() or "")
+        return first.rstrip().endswith("Section") and "pkg001" in (
+            pdf.pages[1].extract_text() or ""
+        )
 
 
-def doubled(path: Path) -> None:
+def doubled(path: Path, style: TableStyle) -> None:
     """Two sets of the same columns side by side, across pages, header repeated."""
     head = ["Code", "Meaning", "Code", "Meaning"]
-    body = [[f"E{i:03d}", f"meaning of E{i:03d}", f"E{i + 100:03d}", f"meaning of E{i + 100:03d}"] for i in range(1, 81)]
+    body = [
+        [f"E{i:03d}", f"meaning of E{i:03d}", f"E{i + 100:03d}", f"meaning of E{i + 100:03d}"]
+        for i in range(1, 81)
+    ]
     ss = getSampleStyleSheet()
-    story = [Paragraph("Error codes", ss["Heading1"]), Table([head, *body], style=STYLE, repeatRows=1)]
+    story = [
+        Paragraph("Error codes", ss["Heading1"]),
+        Table([head, *body], style=style, repeatRows=1),
+    ]
     _doc(path).build(story)
 
 
-def wrapped_paths(path: Path) -> None:
+def wrapped_paths(path: Path, style: TableStyle) -> None:
     """Ruled cells narrow enough that paths wrap at their own hyphen or slash."""
     ss = getSampleStyleSheet()
     cell = ss["Normal"]
@@ -120,12 +140,18 @@ def wrapped_paths(path: Path) -> None:
         "https://example.org/down-|loads/tool-1.2.tar.gz",
     ]
     data: list[list[object]] = [["Variable", "Directory"]]
-    data += [[Paragraph(f"VAR_{i}", cell), Paragraph(p.replace("|", "<br/>"), cell)] for i, p in enumerate(paths)]
-    story = [Paragraph("Search paths", ss["Heading1"]), Table(data, colWidths=[70, 200], style=STYLE)]
+    data += [
+        [Paragraph(f"VAR_{i}", cell), Paragraph(p.replace("|", "<br/>"), cell)]
+        for i, p in enumerate(paths)
+    ]
+    story = [
+        Paragraph("Search paths", ss["Heading1"]),
+        Table(data, colWidths=[70, 200], style=style),
+    ]
     _doc(path).build(story)
 
 
-CASES = {
+CASES: dict[str, Callable[[Path, TableStyle], None]] = {
     "continued-no-repeat": continued_no_repeat,
     "continued-repeat": continued_repeat,
     "stranded-header": stranded_header,
@@ -137,11 +163,9 @@ CASES = {
 def main(argv: list[str]) -> None:
     out = Path(argv[0]) if argv else Path(".local/pdftables")
     out.mkdir(parents=True, exist_ok=True)
-    global STYLE
     for style, table_style in STYLES.items():
-        STYLE = table_style
         for name, build in CASES.items():
-            build(out / f"{name}-{style}.pdf")
+            build(out / f"{name}-{style}.pdf", table_style)
             print(out / f"{name}-{style}.pdf")
 
 

@@ -62,3 +62,14 @@ def test_a_sentence_after_a_path_in_a_cell_keeps_its_space() -> None:
     )
     assert join_lines(["see /usr/lib/foo.", "so"], in_cell=False) == "see /usr/lib/foo. so"
     assert join_lines(["/opt/app/lib.", "so.1"], in_cell=True) == "/opt/app/lib.so.1"
+
+
+def test_narrow_ink_digit_does_not_split_a_word_on_a_pdfium_page(tmp_path: Path) -> None:
+    # The plain table has no vector paths: PDFium reads the page. Helvetica's "1" inks
+    # under half of its advance, which used to split "13 kB" and "pkg010" at the ink gap.
+    pdf = tmp_path / "plain.pdf"
+    generate.continued_no_repeat(pdf, generate.STYLES["plain"])
+    text = extract(pdf.read_bytes(), filename=pdf.name).text
+    first_page = text.split("## Page 2", 1)[0]
+    for i in (1, 10, 11, 19):
+        assert f"| pkg{i:03d} | {i}.{i % 7} | {i * 13} kB | sec{i % 5} |" in first_page

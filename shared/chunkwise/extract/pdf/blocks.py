@@ -254,9 +254,9 @@ def _suspended(text: str) -> bool:
 
 def _attaches(out: str, text: str, in_cell: bool) -> bool:
     """The line ends in an option's dashes ("-", "--" after a space) or, in a table cell,
-    a slash within a word, and the next starts with a letter or digit: one token wrapped
-    at the line end. (In prose and listings a path's last slash is often followed by a
-    word of its own: "the /usr/share/applications/ directory".)"""
+    a slash within a word or a dot within a path, and the next starts with a letter or
+    digit: one token wrapped at the line end. (In prose and listings a path's last slash
+    is often followed by a word of its own: "the /usr/share/applications/ directory".)"""
     if not text[:1].isalnum():
         return False
     stem = out.rstrip("-")
@@ -267,7 +267,20 @@ def _attaches(out: str, text: str, in_cell: bool) -> bool:
         start = _WORD_START.match(text)
         letters = start.end() if start else 0
         return dashes == 2 or (dashes == 1 and letters <= 2)
-    return in_cell and out.endswith("/") and len(out) > 1 and not out[-2].isspace()
+    if not in_cell or len(out) < 2:
+        return False
+    if out.endswith("/"):
+        return not out[-2].isspace()
+    # A path wrapped after a dot of its own ("~/.config/autostart/org." + "example-
+    # agent.desktop"): the token before has a slash, the dot follows a letter or digit,
+    # and the next line goes on in lower case or a digit, as a new sentence would not.
+    token = out.rsplit(None, 1)[-1]
+    return (
+        out.endswith(".")
+        and "/" in token
+        and out[-2].isalnum()
+        and (text[0].islower() or text[0].isdigit())
+    )
 
 
 @dataclass

@@ -10,6 +10,7 @@ rendered where its first fragment is (extract/tables.py: GFM, all formats).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -111,6 +112,8 @@ def stitch_tables(pages: list[PageContent], report: ExtractionReport) -> dict[in
     """
     out: dict[int, StitchedTable] = {}
     open_table: StitchedTable | None = None
+    for before, after in itertools.pairwise(pages):
+        _reclaim_stranded_header(before, after)
     for page in pages:
         report.tables_found += sum(1 for it in page.items if it.kind == "table")
         if open_table is not None and not _continue_on(page, open_table):
@@ -158,3 +161,63 @@ def _continue_on(page: PageContent, table: StitchedTable) -> bool:
 def _continues_caption(text: str, table: StitchedTable) -> bool:
     same = bool(table.caption) and _WS.sub(" ", text).strip() == _WS.sub(" ", table.caption).strip()
     return same or is_continuation_caption(text)
+
+
+def _reclaim_stranded_header(before: PageContent, after: PageContent) -> None:
+    """A header row left alone at the foot of `before`, its rows on `after`, put back.
+
+    A generator that breaks a table after its header row (ReportLab does unless told to
+    repeat it) leaves one line at the page foot that no strategy takes for a table (one
+    line is no table), so it ends the page's last paragraph, and the next page's table
+    takes its first row of data for the header. That line is the header when it is the
+    last line of the page's last block and its segments (runs of glyphs apart by more
+    than a word space) are one per column of the table that opens the next page, inside
+    its frame and, where the column boundaries are known, each in its own column. It
+    leaves the paragraph and becomes the table's first row; the table's own first row is
+    data again.
+    """
+    if before.number + 1 != after.number or not before.items or not after.items:
+        return
+    first = after.items[0]
+    fragment = first.table
+    if first.kind != "table" or fragment is None or fragment.header_rows != 1 or not fragment.rows:
+        return
+    last_i = _last_block(before.items)
+    if last_i != len(before.items) - 1 or last_i < 0:
+        return  # a "continued" note after it: the table went on, nothing was stranded
+    last = before.items[last_i]
+    if last.kind == "table" or not last.lines:
+        return
+    line = last.lines[-1]
+    cells = [seg.text.strip() for seg in line.segments]
+    if len(cells) != fragment.columns or fragment.columns < 2 or not all(cells):
+        return
+    if not _in_columns([(seg.x0, seg.x1) for seg in line.segments], fragment.x_edges):
+        return
+    if _norm(cells) == _norm(fragment.rows[0]):
+        return  # the header is repeated on the next page: only a stray copy here
+    if len(last.lines) == 1:
+        del before.items[last_i]
+    elif last.text.endswith(line.text):
+        last.lines.pop()
+        last.text = last.text[: -len(line.text)].rstrip()
+    else:
+        return  # the line's text is not where it can be cut out of the block: leave it
+    fragment.rows.insert(0, cells)
+
+
+def _in_columns(
+    spans: list[tuple[float, float]], edges: list[float], tolerance: float = 6.0
+) -> bool:
+    """Each span inside the table's frame and, with every column boundary known, its own column."""
+    if len(edges) < 2:
+        return False  # no geometry: one line of words is no evidence of a header
+    left, right = edges[0] - tolerance, edges[-1] + tolerance
+    if not all(left <= x0 and x1 <= right for x0, x1 in spans):
+        return False
+    if len(edges) != len(spans) + 1:
+        return True
+    return all(
+        edges[i] - tolerance <= x0 and x1 <= edges[i + 1] + tolerance
+        for i, (x0, x1) in enumerate(spans)
+    )

@@ -11,30 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from tests.deploy.template_policies import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class _LongFormLoader(yaml.SafeLoader):
-    """CloudFormation short tags as their long forms (what samcli.yamlhelper reads)."""
-
-
-def _tag(loader: Any, suffix: str, node: Any) -> dict[str, Any]:
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)
-    if suffix == "Ref":
-        return {"Ref": value}
-    if suffix == "GetAtt" and isinstance(value, str):
-        value = value.split(".", 1)
-    return {f"Fn::{suffix}": value}
-
-
-_LongFormLoader.add_multi_constructor("!", _tag)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +30,8 @@ def derive() -> Any:
 
 @pytest.fixture(scope="module")
 def production() -> dict[str, Any]:
-    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=_LongFormLoader)  # type: ignore[no-any-return]
+    # The one reader of CloudFormation's short tags (as samcli.yamlhelper reads them).
+    return load_template(ROOT / "template.yaml")
 
 
 @pytest.fixture(scope="module")

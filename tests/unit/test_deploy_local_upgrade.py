@@ -13,7 +13,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
 
 from chunkwise.cli.local import reconcile_event
 
@@ -41,10 +40,9 @@ def derivation() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def production() -> dict[str, Any]:
-    from tests.unit.test_deploy_local_template import _LongFormLoader
+    from tests.deploy.template_policies import load_template
 
-    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=_LongFormLoader)  # type: ignore[no-any-return]
+    return load_template(ROOT / "template.yaml")
 
 
 def _hit(key: str, rev: str) -> dict[str, Any]:
